@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# dtl: the one entry point.  Kernel and tools files sit where they would in
+# a Linux 6.12 tree; this Makefile and testbed/ are the build and test glue.
+#
+#   make setup        install packages, fetch the kernel under test (idempotent)
+#   make demo         build, boot, load dtl, perf stat + perf record + perf script
+#   make check        every test (TAP), ends with "N passed, N failed, N skipped"
+#   make checkpatch   checkpatch.pl --strict from the 6.12 tree over our files
+#   make bench        benchmarks, prints tables
+#   make vm-run SCRIPT=path   run any script in the guest with dtl loaded
+#   make module       the out-of-tree module against Debian's headers
+#
+# KERNEL=path/to/vmlinux boots another kernel (default: Debian's 6.12).
+
+include testbed/versions.conf
+
+SHELL		:= /bin/bash
+CACHE		?= $(or $(DTL_CACHE),$(HOME)/.cache/dtl)
+export DTL_CACHE := $(CACHE)
+KVER		:= $(DTL_KREL)-$(DTL_KFLAVOUR)
+KDIR		?= /usr/src/linux-headers-$(KVER)
+KERNEL		?=
+export DTL_KERNEL := $(KERNEL)
+TB		:= testbed
+
+KERNEL_FILES	:= $(shell git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
+			'arch/*.c' 'arch/*.h' 'tools/*.c' 'tools/*.h' 2>/dev/null)
+
+.PHONY: all setup module selftests demo check checkpatch bench vm-run clean
+
+all: module
+
+setup:
+	@$(TB)/setup.sh
+
+module: setup
+	@$(TB)/build-module.sh $(KDIR) $(CACHE)/build/module >/dev/null
+
+selftests: setup
+	@$(TB)/build-tests.sh
+
+demo: module selftests
+	@$(TB)/demo.sh
+
+check: module selftests
+	@$(TB)/check.sh
+
+checkpatch: setup
+	@$(TB)/checkpatch.sh $(KERNEL_FILES)
+
+bench: module selftests
+	@bench/run.sh
+
+vm-run: module selftests
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh" >&2; exit 2; }
+	@$(TB)/vm-run.sh -f $(CACHE)/build/tests=dtl/tests $(SCRIPT)
+
+clean:
+	rm -rf $(CACHE)/build

@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Build dtl out of tree (Kbuild M=) against a kernel build tree, in a copy
+# under the cache so that the source tree stays clean.
+# usage: build-module.sh [KDIR [OUTDIR]]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+kdir=${1:-$DTL_KHEADERS}
+out=${2:-$DTL_CACHE/build/module}
+mkdir -p "$out"
+rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.mod*' \
+	--exclude '.*' --exclude Module.symvers --exclude modules.order \
+	--filter 'protect *.o' --filter 'protect *.ko' --filter 'protect .*' \
+	--filter 'protect *.mod*' --filter 'protect Module.symvers' \
+	--filter 'protect modules.order' \
+	"$DTL_TOP/drivers/perf/dtl/" "$out/"
+make -s -C "$kdir" M="$out" CONFIG_PERF_DTL=m W=1 modules
+echo "$out/dtl_pmu.ko"

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Install everything the testbed needs from Debian's packages and unpack the
+# kernel under test into the cache.  Idempotent: a second run only checks.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+pkgs=(
+	qemu-system-x86 busybox-static cpio zstd rsync python3 file
+	build-essential bc flex bison pkg-config libelf-dev libssl-dev
+	"linux-headers-$DTL_KVER=$DTL_KPKG"
+	"linux-source-6.12=$DTL_KPKG"
+	"$DTL_STOCK_PERF_PKG"
+	libtraceevent-dev libtracefs-dev libdw-dev libzstd-dev libcap-dev
+	libnuma-dev libunwind-dev
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	name=${p%%=*}
+	want=${p#*=}
+	have=$(dpkg-query -W -f='${db:Status-Abbrev}${Version}' "$name" 2>/dev/null || true)
+	case "$have" in
+	"ii "*) [ "$name" = "$p" ] || [ "${have#ii }" = "$want" ] || missing+=("$p") ;;
+	*) missing+=("$p") ;;
+	esac
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	say "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 \
+		"${missing[@]}" >"${TMPDIR:-/tmp}/dtl-apt.log" 2>&1 ||
+		{ tail -20 "${TMPDIR:-/tmp}/dtl-apt.log"; die "apt-get install failed"; }
+fi
+[ -d "$DTL_KHEADERS" ] || die "headers not found at $DTL_KHEADERS"
+
+mkdir -p "$DTL_CACHE"
+
+# The kernel image is unpacked, not installed: nothing on the host boots it.
+if [ ! -s "$DTL_DEBKERNEL/vmlinux" ]; then
+	say "fetching linux-image-$DTL_KVER-unsigned $DTL_KPKG"
+	tmp=$(mktemp -d "$DTL_CACHE/dl.XXXXXX")
+	(cd "$tmp" && apt-get download -q \
+		"linux-image-$DTL_KVER-unsigned=$DTL_KPKG" >/dev/null 2>&1) ||
+		die "apt-get download of linux-image-$DTL_KVER-unsigned failed"
+	rm -rf "$tmp/x" && dpkg-deb -x "$tmp"/linux-image-*.deb "$tmp/x"
+	mkdir -p "$DTL_DEBKERNEL"
+	cp "$tmp/x/boot/vmlinuz-$DTL_KVER" "$tmp/x/boot/config-$DTL_KVER" \
+		"$DTL_DEBKERNEL/"
+	# QEMU boots an uncompressed vmlinux through its PVH note, skipping the
+	# decompressor: unpack the zstd stream embedded in the bzImage.
+	off=$(LC_ALL=C grep -obUaP '\x28\xb5\x2f\xfd' "$DTL_DEBKERNEL/vmlinuz-$DTL_KVER" |
+		head -1 | cut -d: -f1)
+	[ -n "$off" ] || die "no zstd stream in vmlinuz-$DTL_KVER"
+	tail -c +$((off + 1)) "$DTL_DEBKERNEL/vmlinuz-$DTL_KVER" |
+		zstd -dcq 2>/dev/null >"$DTL_DEBKERNEL/vmlinux.tmp" || true
+	file "$DTL_DEBKERNEL/vmlinux.tmp" | grep -q 'ELF 64-bit' ||
+		die "could not unpack vmlinux from vmlinuz-$DTL_KVER"
+	mv "$DTL_DEBKERNEL/vmlinux.tmp" "$DTL_DEBKERNEL/vmlinux"
+	rm -rf "$tmp"
+fi
+
+# Linux source: the base for the overlay (selftests, checkpatch, perf).
+if [ ! -f "$DTL_SRC/Makefile" ]; then
+	say "unpacking linux-source into $DTL_SRC"
+	tmp=$(mktemp -d "$DTL_CACHE/src.XXXXXX")
+	tar -C "$tmp" -xf /usr/src/linux-source-6.12.tar.xz
+	mv "$tmp"/linux-source-* "$DTL_SRC"
+	rmdir "$tmp"
+fi
+sub=$(echo "$DTL_KREL" | sed 's/^[0-9]*\.[0-9]*\.\([0-9]*\).*/\1/')
+grep -q "^SUBLEVEL = $sub\$" "$DTL_SRC/Makefile" || die "$DTL_SRC does not match $DTL_KREL"
+say "setup done (kernel $DTL_KVER, cache $DTL_CACHE)"

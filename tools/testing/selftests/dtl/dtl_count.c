@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dtl counting events against the kernel's own scheduler accounting.
+ *
+ * Each test runs a controlled workload and compares dtl's counts with what
+ * the scheduler keeps independently: /proc/<pid>/task/<tid>/schedstat
+ * (run_delay, pcount), the voluntary/nonvoluntary context switch counts in
+ * /proc/.../status, and perf's context-switches software event.
+ *
+ * dtl charges a task's run when the run ends (and the last run of an exiting
+ * task when perf removes its events), so for a task that is blocked at both
+ * ends of the measurement dtl counts exactly the dispatches the scheduler
+ * counted in between.  The tolerances below say where the two legitimately
+ * differ.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "../kselftest_harness.h"
+#include "dtl_util.h"
+
+#define NSEC_PER_SEC	1000000000ULL
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Wait until a thread sleeps (blocked in the kernel), so its runs are over. */
+static int wait_sleeping(pid_t pid, pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		if (dtl_task_state(pid, tid) == 'S')
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+static int last_cpu(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+}
+
+/* A CPU hog that starts and stops on request and blocks in between. */
+struct hog {
+	pthread_t thread;
+	pid_t tid;
+	int cpu;
+	int go[2];
+	int park[2];
+	int *stop;
+	sem_t *ready;
+	sem_t *done;
+};
+
+static void *hog_main(void *arg)
+{
+	struct hog *h = arg;
+	char c;
+
+	h->tid = gettid();
+	pin_to(h->cpu);
+	sem_post(h->ready);
+	if (read(h->go[0], &c, 1) != 1)
+		return NULL;
+	while (!__atomic_load_n(h->stop, __ATOMIC_RELAXED))
+		;
+	sem_post(h->done);
+	if (read(h->park[0], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+TEST(sysfs_layout)
+{
+	char buf[256];
+	__u64 config;
+	static const char * const events[] = {
+		"dispatches", "preemptions", "wait_ns", "steal_ns"
+	};
+	unsigned int i;
+
+	ASSERT_GT(dtl_pmu_type(), 0) TH_LOG("dtl PMU not registered");
+	for (i = 0; i < ARRAY_SIZE(events); i++) {
+		ASSERT_EQ(0, dtl_event_config(events[i], &config))
+			TH_LOG("events/%s missing", events[i]);
+		EXPECT_EQ(i + 1, config);
+	}
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/events/wait_ns.unit", buf,
+				   sizeof(buf)));
+	EXPECT_STREQ("ns", buf);
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/events/steal_ns.unit", buf,
+				   sizeof(buf)));
+	EXPECT_STREQ("ns", buf);
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/format/event", buf,
+				   sizeof(buf)));
+	EXPECT_STREQ("config:0-7", buf);
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/identifier", buf, sizeof(buf)));
+	EXPECT_STREQ("dtl-1", buf);
+	/* perf would treat dtl as an uncore PMU and drop per-task counting. */
+	EXPECT_NE(0, access(DTL_SYSFS "/cpumask", F_OK));
+}
+
+/*
+ * Two hogs pinned to one CPU share it: each waits about half of the time.
+ * Both are blocked when the counters are read at either end, so the counts
+ * cover whole runs only.
+ *
+ * Tolerances: dispatches and preemptions must match pcount and nivcsw
+ * exactly.  dtl takes the wait from the task's enqueue stamp to its own
+ * clock reading in the sched_switch tracepoint, while the kernel reads the
+ * runqueue clock updated at the top of __schedule(): dtl's wait is larger
+ * by the time spent picking the next task, a few microseconds per dispatch
+ * (more under emulation).  So wait_ns must not be below run_delay and may
+ * exceed it by 2% plus 50 us per dispatch.
+ */
+TEST(hogs_on_one_cpu)
+{
+	static const char * const names[] = {
+		"dispatches", "preemptions", "wait_ns"
+	};
+	struct dtl_sched before[2], after[2], delta;
+	int fd[2][3], cs_fd[2];
+	int stop = 0;
+	unsigned long long t0, elapsed;
+	struct hog hogs[2];
+	sem_t ready, done;
+	int i, j, cpu = last_cpu();
+
+	sem_init(&ready, 0, 0);
+	sem_init(&done, 0, 0);
+	for (i = 0; i < 2; i++) {
+		struct hog *h = &hogs[i];
+
+		memset(h, 0, sizeof(*h));
+		h->cpu = cpu;
+		h->stop = &stop;
+		h->ready = &ready;
+		h->done = &done;
+		ASSERT_EQ(0, pipe(h->go));
+		ASSERT_EQ(0, pipe(h->park));
+		ASSERT_EQ(0, pthread_create(&h->thread, NULL, hog_main, h));
+	}
+	for (i = 0; i < 2; i++)
+		sem_wait(&ready);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, wait_sleeping(getpid(), hogs[i].tid));
+		for (j = 0; j < 3; j++) {
+			fd[i][j] = dtl_open(names[j], hogs[i].tid, -1, -1, 0);
+			ASSERT_GE(fd[i][j], 0)
+				TH_LOG("open %s: %s", names[j],
+				       strerror(-fd[i][j]));
+		}
+		cs_fd[i] = sw_open(PERF_COUNT_SW_CONTEXT_SWITCHES,
+				   hogs[i].tid, -1, -1, 0);
+		ASSERT_GE(cs_fd[i], 0);
+		ASSERT_EQ(0, dtl_sched_read(getpid(), hogs[i].tid, &before[i]));
+	}
+
+	t0 = now_ns();
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(1, write(hogs[i].go[1], "g", 1));
+	usleep(1000000);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < 2; i++)
+		sem_wait(&done);
+	elapsed = now_ns() - t0;
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, wait_sleeping(getpid(), hogs[i].tid));
+		ASSERT_EQ(0, dtl_sched_read(getpid(), hogs[i].tid, &after[i]));
+	}
+
+	for (i = 0; i < 2; i++) {
+		long long disp = dtl_count(fd[i][0]);
+		long long preempt = dtl_count(fd[i][1]);
+		long long wait = dtl_count(fd[i][2]);
+		long long cs = dtl_count(cs_fd[i]);
+		long long slack;
+
+		dtl_sched_sub(&delta, &after[i], &before[i]);
+		TH_LOG("hog %d: dispatches %lld pcount %llu cs %lld",
+		       i, disp, delta.pcount, cs);
+		TH_LOG("hog %d: preemptions %lld nivcsw %llu", i, preempt,
+		       delta.nivcsw);
+		TH_LOG("hog %d: wait %lld ns run_delay %llu ns elapsed %llu ns",
+		       i, wait, delta.delay_ns, elapsed);
+
+		/* Several time slices each, or the workload did not run. */
+		EXPECT_GE(disp, 10);
+		EXPECT_EQ(delta.pcount, disp);
+		EXPECT_EQ(cs, disp);
+		EXPECT_EQ(delta.nivcsw, preempt);
+
+		slack = delta.delay_ns / 50 + 50000LL * disp;
+		EXPECT_GE(wait, (long long)delta.delay_ns);
+		EXPECT_LE(wait, (long long)delta.delay_ns + slack);
+
+		/* Sharing one CPU, each hog waited for roughly half the time. */
+		EXPECT_GT(wait, (long long)(elapsed / 4));
+		EXPECT_LT(wait, (long long)(elapsed * 3 / 4));
+
+		for (j = 0; j < 3; j++)
+			close(fd[i][j]);
+		close(cs_fd[i]);
+	}
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(1, write(hogs[i].park[1], "p", 1));
+		pthread_join(hogs[i].thread, NULL);
+	}
+}
+
+#define INHERIT_CHILDREN	4
+#define INHERIT_ROUNDS		40
+
+/* Read a zombie's schedstat before reaping it, so its last run is in it. */
+static int reap_with_stats(pid_t pid, struct dtl_sched *s)
+{
+	siginfo_t si;
+
+	if (waitid(P_PID, pid, &si, WEXITED | WNOWAIT))
+		return -1;
+	if (dtl_sched_read(pid, pid, s))
+		return -1;
+	return waitpid(pid, NULL, 0) == pid ? 0 : -1;
+}
+
+static void inherit_root(int go_fd, int result_fd)
+{
+	struct dtl_sched sum = { 0 }, s;
+	pid_t kids[INHERIT_CHILDREN];
+	char c;
+	int i, r;
+
+	if (read(go_fd, &c, 1) != 1)
+		_exit(1);
+	for (i = 0; i < INHERIT_CHILDREN; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			_exit(1);
+		if (!kids[i]) {
+			for (r = 0; r < INHERIT_ROUNDS; r++) {
+				usleep(1000);
+				sched_yield();
+			}
+			_exit(0);
+		}
+	}
+	for (i = 0; i < INHERIT_CHILDREN; i++) {
+		if (reap_with_stats(kids[i], &s))
+			_exit(1);
+		sum.delay_ns += s.delay_ns;
+		sum.pcount += s.pcount;
+		sum.nivcsw += s.nivcsw;
+	}
+	if (write(result_fd, &sum, sizeof(sum)) != sizeof(sum))
+		_exit(1);
+	_exit(0);
+}
+
+/*
+ * Inherited per-task events over a process and its forked children.  The
+ * children's schedstat is read from their zombies, which include the last
+ * run; dtl charges that run when the exiting task's events are removed.
+ * The context-switches software event counts switch-outs while the events
+ * are attached, so it misses each task's final switch-out: it must equal
+ * dispatches minus the number of tasks.
+ *
+ * Tolerance: a task preempted between perf detaching its events in do_exit()
+ * and its final schedule() has a run dtl cannot see, so dispatches and
+ * preemptions may fall short of the kernel's by at most one per task; the
+ * wait of such runs too, and the per-dispatch clock skew explained above.
+ */
+TEST(inherit_fork)
+{
+	static const char * const names[] = {
+		"dispatches", "preemptions", "wait_ns"
+	};
+	struct dtl_sched root0, root1, kids, total;
+	long long v[3], cs;
+	int go[2], res[2], fd[3], cs_fd;
+	int ntasks = INHERIT_CHILDREN + 1;
+	pid_t root;
+	int j;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
+	root = fork();
+	ASSERT_GE(root, 0);
+	if (!root)
+		inherit_root(go[0], res[1]);
+
+	ASSERT_EQ(0, wait_sleeping(root, root));
+	for (j = 0; j < 3; j++) {
+		fd[j] = dtl_open(names[j], root, -1, -1, 1);
+		ASSERT_GE(fd[j], 0);
+	}
+	cs_fd = sw_open(PERF_COUNT_SW_CONTEXT_SWITCHES, root, -1, -1, 1);
+	ASSERT_GE(cs_fd, 0);
+	ASSERT_EQ(0, dtl_sched_read(root, root, &root0));
+
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(sizeof(kids), read(res[0], &kids, sizeof(kids)));
+	ASSERT_EQ(0, reap_with_stats(root, &root1));
+
+	dtl_sched_sub(&total, &root1, &root0);
+	total.delay_ns += kids.delay_ns;
+	total.pcount += kids.pcount;
+	total.nivcsw += kids.nivcsw;
+	for (j = 0; j < 3; j++)
+		v[j] = dtl_count(fd[j]);
+	cs = dtl_count(cs_fd);
+	TH_LOG("%d tasks: dispatches %lld pcount %llu cs %lld", ntasks, v[0],
+	       total.pcount, cs);
+	TH_LOG("%d tasks: preemptions %lld nivcsw %llu", ntasks, v[1],
+	       total.nivcsw);
+	TH_LOG("%d tasks: wait %lld ns run_delay %llu ns", ntasks, v[2],
+	       total.delay_ns);
+
+	EXPECT_GE(v[0], INHERIT_CHILDREN * INHERIT_ROUNDS);
+	EXPECT_LE(v[0], (long long)total.pcount);
+	EXPECT_GE(v[0], (long long)total.pcount - ntasks);
+	EXPECT_LE(cs, v[0] - ntasks);
+	EXPECT_GE(cs, v[0] - 2 * ntasks);
+	EXPECT_LE(v[1], (long long)total.nivcsw);
+	EXPECT_GE(v[1], (long long)total.nivcsw - ntasks);
+	EXPECT_LE(v[2], (long long)(total.delay_ns + total.delay_ns / 50 +
+				    50000ULL * v[0]));
+	EXPECT_GE(v[2], (long long)(total.delay_ns - total.delay_ns / 10));
+
+	for (j = 0; j < 3; j++)
+		close(fd[j]);
+	close(cs_fd);
+}
+
+struct pingpong {
+	int to[2], from[2];
+	int cpu, rounds;
+};
+
+static void *pong_main(void *arg)
+{
+	struct pingpong *pp = arg;
+	char c;
+	int i;
+
+	pin_to(pp->cpu);
+	for (i = 0; i < pp->rounds; i++) {
+		if (read(pp->to[0], &c, 1) != 1 || write(pp->from[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * A CPU-wide dispatches counter in a group with the CPU-wide
+ * context-switches software event, read together in one group read: every
+ * switch on the CPU is one dispatch, so the two agree exactly.
+ */
+TEST(cpu_wide_group)
+{
+	struct perf_event_attr attr;
+	struct pingpong pp = { .cpu = last_cpu(), .rounds = 2000 };
+	struct { uint64_t nr, v[2]; } g;
+	pthread_t t;
+	int lead, fd, i;
+	char c = 'x';
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	attr.read_format = PERF_FORMAT_GROUP;
+	attr.disabled = 1;
+	lead = sys_perf_event_open(&attr, -1, pp.cpu, -1, 0);
+	ASSERT_GE(lead, 0) TH_LOG("context-switches: %s", strerror(errno));
+	dtl_attr(&attr, "dispatches");
+	attr.read_format = PERF_FORMAT_GROUP;
+	fd = sys_perf_event_open(&attr, -1, pp.cpu, lead, 0);
+	ASSERT_GE(fd, 0) TH_LOG("dtl/dispatches/: %s", strerror(errno));
+
+	ASSERT_EQ(0, pipe(pp.to));
+	ASSERT_EQ(0, pipe(pp.from));
+	ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+	ASSERT_EQ(0, pthread_create(&t, NULL, pong_main, &pp));
+	pin_to(pp.cpu);
+	for (i = 0; i < pp.rounds; i++) {
+		ASSERT_EQ(1, write(pp.to[1], &c, 1));
+		ASSERT_EQ(1, read(pp.from[0], &c, 1));
+	}
+	pthread_join(t, NULL);
+	ASSERT_EQ(sizeof(g), read(lead, &g, sizeof(g)));
+	TH_LOG("cpu %d: context-switches %llu dtl/dispatches/ %llu", pp.cpu,
+	       (unsigned long long)g.v[0], (unsigned long long)g.v[1]);
+	EXPECT_GE(g.v[0], 2 * pp.rounds);
+	EXPECT_EQ(g.v[0], g.v[1]);
+	close(fd);
+	close(lead);
+}
+
+/* The steal column of /proc/stat for @cpu, in ns (USER_HZ ticks). */
+static long long proc_stat_steal_ns(int cpu)
+{
+	char line[512], name[16];
+	unsigned long long f[8];
+	long long ret = -1;
+	FILE *f_stat = fopen("/proc/stat", "r");
+
+	if (!f_stat)
+		return -1;
+	snprintf(name, sizeof(name), "cpu%d", cpu);
+	while (fgets(line, sizeof(line), f_stat)) {
+		if (strncmp(line, name, strlen(name)) ||
+		    line[strlen(name)] != ' ')
+			continue;
+		if (sscanf(line + strlen(name), "%llu %llu %llu %llu %llu %llu %llu %llu",
+			   &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6],
+			   &f[7]) == 8)
+			ret = f[7] * (NSEC_PER_SEC / sysconf(_SC_CLK_TCK));
+		break;
+	}
+	fclose(f_stat);
+	return ret;
+}
+
+/*
+ * steal_ns follows the kernel's per-CPU steal accounting (/proc/stat),
+ * which ticks in USER_HZ units: agree within two ticks per CPU.  Where the
+ * guest has no steal clock (QEMU TCG here) both stay 0.
+ */
+TEST(steal_matches_proc_stat)
+{
+	int ncpu = last_cpu() + 1, cpu;
+	long long tick = NSEC_PER_SEC / sysconf(_SC_CLK_TCK);
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		long long s0, s1, v;
+		unsigned long long t;
+		int fd = dtl_open("steal_ns", -1, cpu, -1, 0);
+
+		ASSERT_GE(fd, 0);
+		s0 = proc_stat_steal_ns(cpu);
+		ASSERT_GE(s0, 0);
+		pin_to(cpu);
+		for (t = now_ns(); now_ns() - t < 200000000ULL;)
+			;
+		s1 = proc_stat_steal_ns(cpu);
+		v = dtl_count(fd);
+		TH_LOG("cpu %d: steal_ns %lld, /proc/stat steal delta %lld ns",
+		       cpu, v, s1 - s0);
+		EXPECT_LE(llabs(v - (s1 - s0)), 2 * tick);
+		close(fd);
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Module rules: rmmod is refused while a dtl event is open and works once
+# it is closed; the module loads again and the PMU comes back.
+#
+# usage: dtl_module.sh [path/to/dtl_pmu.ko]  (default: /dtl/dtl_pmu.ko)
+
+DIR=$(dirname "$0")
+. "$DIR/../kselftest/ktap_helpers.sh"
+
+KO=${1:-/dtl/dtl_pmu.ko}
+PMU=/sys/bus/event_source/devices/dtl
+ktap_print_header
+if [ ! -d $PMU ] || [ ! -f "$KO" ]; then
+	ktap_skip_all "needs dtl loaded from $KO"
+	exit "$KSFT_SKIP"
+fi
+ktap_set_plan 4
+
+perf stat -a -e dtl/dispatches/ sleep 2 >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ "$(cat /sys/module/dtl_pmu/refcnt)" = 0 ] && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+if rmmod dtl_pmu 2>/dev/null; then
+	ktap_test_fail "rmmod refused while an event is open"
+	insmod "$KO"
+else
+	ktap_test_pass "rmmod refused while an event is open (refcnt $(cat /sys/module/dtl_pmu/refcnt))"
+fi
+wait $pid
+
+if rmmod dtl_pmu && [ ! -d $PMU ]; then
+	ktap_test_pass "rmmod after the last close removes the PMU"
+else
+	ktap_test_fail "rmmod after the last close removes the PMU"
+fi
+
+if insmod "$KO" && [ -d $PMU ]; then
+	ktap_test_pass "insmod registers the PMU again"
+else
+	ktap_test_fail "insmod registers the PMU again"
+fi
+
+if perf stat -a -e dtl/dispatches/ sleep 0.1 >/dev/null 2>&1 &&
+   rmmod dtl_pmu && insmod "$KO"; then
+	ktap_test_pass "count, unload and reload in a row"
+else
+	ktap_test_fail "count, unload and reload in a row"
+fi
+
+ktap_finished

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by the dtl selftests: the PMU's sysfs description, opening
+ * events, and the kernel's own per-task scheduler accounting that the dtl
+ * counts are checked against.
+ */
+#ifndef __DTL_UTIL_H
+#define __DTL_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define DTL_SYSFS	"/sys/bus/event_source/devices/dtl"
+#define DTL_MODULE	"/sys/module/dtl_pmu"
+#define DTL_DEBUGFS	"/sys/kernel/debug/dtl"
+
+static inline int dtl_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+static inline long long dtl_read_ll(const char *path)
+{
+	char buf[64];
+
+	if (dtl_read_file(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 0);
+}
+
+/* The dynamic PMU type, or -1 when dtl is not loaded. */
+static inline int dtl_pmu_type(void)
+{
+	return (int)dtl_read_ll(DTL_SYSFS "/type");
+}
+
+/* attr.config of a named event, parsed from events/<name> as perf does. */
+static inline int dtl_event_config(const char *name, __u64 *config)
+{
+	char path[256], buf[128];
+	char *p;
+
+	snprintf(path, sizeof(path), DTL_SYSFS "/events/%s", name);
+	if (dtl_read_file(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "event=");
+	if (!p)
+		return -1;
+	*config = strtoull(p + 6, NULL, 0);
+	return 0;
+}
+
+static inline int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
+				      int cpu, int group_fd, unsigned long flags)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static inline void dtl_attr(struct perf_event_attr *attr, const char *name)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = dtl_pmu_type();
+	if (dtl_event_config(name, &attr->config))
+		attr->config = ~0ULL;	/* makes the open fail loudly */
+}
+
+/* Open the named dtl counting event; returns the fd or -errno. */
+static inline int dtl_open(const char *name, pid_t pid, int cpu, int group_fd,
+			   int inherit)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	dtl_attr(&attr, name);
+	attr.inherit = inherit;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	fd = sys_perf_event_open(&attr, pid, cpu, group_fd, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+static inline int sw_open(uint64_t config, pid_t pid, int cpu, int group_fd,
+			  int inherit)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = config,
+		.inherit = inherit,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			       PERF_FORMAT_TOTAL_TIME_RUNNING,
+	};
+	int fd = sys_perf_event_open(&attr, pid, cpu, group_fd, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The count of an event opened by dtl_open() or sw_open(), or -1. */
+static inline long long dtl_count(int fd)
+{
+	uint64_t v[3];
+
+	if (read(fd, v, sizeof(v)) != sizeof(v))
+		return -1;
+	return (long long)v[0];
+}
+
+/* The kernel's accounting of one thread: schedstat and context switches. */
+struct dtl_sched {
+	unsigned long long run_ns;	/* schedstat: time on CPU */
+	unsigned long long delay_ns;	/* schedstat: run_delay */
+	unsigned long long pcount;	/* schedstat: times dispatched */
+	unsigned long long nvcsw;	/* voluntary_ctxt_switches */
+	unsigned long long nivcsw;	/* nonvoluntary_ctxt_switches */
+};
+
+static inline int dtl_sched_read(pid_t pid, pid_t tid, struct dtl_sched *s)
+{
+	char path[128], buf[2048];
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	if (dtl_read_file(path, buf, sizeof(buf)))
+		return -1;
+	if (sscanf(buf, "%llu %llu %llu", &s->run_ns, &s->delay_ns,
+		   &s->pcount) != 3)
+		return -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	if (dtl_read_file(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "\nvoluntary_ctxt_switches:");
+	if (!p || sscanf(p, "\nvoluntary_ctxt_switches: %llu", &s->nvcsw) != 1)
+		return -1;
+	p = strstr(buf, "\nnonvoluntary_ctxt_switches:");
+	if (!p ||
+	    sscanf(p, "\nnonvoluntary_ctxt_switches: %llu", &s->nivcsw) != 1)
+		return -1;
+	return 0;
+}
+
+static inline void dtl_sched_sub(struct dtl_sched *d, const struct dtl_sched *a,
+				 const struct dtl_sched *b)
+{
+	d->run_ns = a->run_ns - b->run_ns;
+	d->delay_ns = a->delay_ns - b->delay_ns;
+	d->pcount = a->pcount - b->pcount;
+	d->nvcsw = a->nvcsw - b->nvcsw;
+	d->nivcsw = a->nivcsw - b->nivcsw;
+}
+
+/* The scheduler state letter of a thread ('R', 'S', ...), or 0. */
+static inline char dtl_task_state(pid_t pid, pid_t tid)
+{
+	char path[128], buf[1024];
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	if (dtl_read_file(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Events that exist now, as the driver reports in debugfs, or -1. */
+static inline long long dtl_hook_users(void)
+{
+	return dtl_read_ll(DTL_DEBUGFS "/hook_users");
+}
+
+#endif /* __DTL_UTIL_H */
