@@ -25,7 +25,8 @@ export DTL_KERNEL := $(KERNEL)
 TB		:= testbed
 
 KERNEL_FILES	:= $(shell git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
-			'arch/*.c' 'arch/*.h' 'tools/*.c' 'tools/*.h' 2>/dev/null)
+			'arch/*.c' 'arch/*.h' 'tools/*.c' 'tools/*.h' 2>/dev/null | \
+			grep -v '^tools/include/')
 
 .PHONY: all setup module selftests demo check checkpatch bench vm-run clean
 

@@ -9,10 +9,13 @@ kdir=${1:-$DTL_KHEADERS}
 out=${2:-$DTL_CACHE/build/module}
 mkdir -p "$out"
 rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.mod*' \
-	--exclude '.*' --exclude Module.symvers --exclude modules.order \
+	--exclude '.*' --exclude uapi --exclude Module.symvers --exclude modules.order \
 	--filter 'protect *.o' --filter 'protect *.ko' --filter 'protect .*' \
 	--filter 'protect *.mod*' --filter 'protect Module.symvers' \
-	--filter 'protect modules.order' \
+	--filter 'protect modules.order' --filter 'protect uapi' \
 	"$DTL_TOP/drivers/perf/dtl/" "$out/"
-make -s -C "$kdir" M="$out" CONFIG_PERF_DTL=m W=1 modules
+mkdir -p "$out/uapi/linux"
+cp "$DTL_TOP/include/uapi/linux/perf_dtl.h" "$out/uapi/linux/"
+# The record format header is not in a distro kernel's headers yet.
+make -s -C "$kdir" M="$out" CONFIG_PERF_DTL=m W=1 KCFLAGS="-I$out/uapi" modules
 echo "$out/dtl_pmu.ko"

@@ -21,6 +21,13 @@ else
 	result host/checkpatch 0 1 0
 fi
 
+echo "# ==== host: tools copy of the record format header"
+if cmp "$DTL_TOP/include/uapi/linux/perf_dtl.h" "$DTL_TOP/tools/include/uapi/linux/perf_dtl.h"; then
+	result host/uapi-header-copy 1 0 0
+else
+	result host/uapi-header-copy 0 1 0
+fi
+
 echo "# ==== host: module build with W=1 against $DTL_KHEADERS"
 if out=$("$DTL_TOP/testbed/build-module.sh" "$DTL_KHEADERS" "$DTL_CACHE/build/module-w1" 2>&1) &&
    ! grep -q 'warning:' <<<"$out"; then

@@ -116,6 +116,15 @@ TEST(sysfs_layout)
 	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/format/event", buf,
 				   sizeof(buf)));
 	EXPECT_STREQ("config:0-7", buf);
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/format/kinds", buf,
+				   sizeof(buf)));
+	EXPECT_STREQ("config:8-15", buf);
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/format/min_wait_us", buf,
+				   sizeof(buf)));
+	EXPECT_STREQ("config1:0-31", buf);
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/events/all", buf,
+				   sizeof(buf)));
+	EXPECT_STREQ("event=0x00,kinds=0x00", buf);
 	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/identifier", buf, sizeof(buf)));
 	EXPECT_STREQ("dtl-1", buf);
 	/* perf would treat dtl as an uncore PMU and drop per-task counting. */

@@ -33,6 +33,9 @@ FIXTURE_TEARDOWN(bad)
 	EXPECT_EQ(0, dtl_hook_users());
 }
 
+/* The trace event (config 0) instead of dispatches. */
+#define TRACE		(~0ULL)
+
 FIXTURE_VARIANT(bad)
 {
 	const char *what;
@@ -50,11 +53,6 @@ FIXTURE_VARIANT_ADD(bad, unknown_config_bits)
 {
 	.what = "config bits outside the event field", .err = EINVAL,
 	.config = 0x101, .cpu = -1,
-};
-
-FIXTURE_VARIANT_ADD(bad, event_zero)
-{
-	.what = "event 0 (none)", .err = EINVAL, .config = ~0ULL, .cpu = -1,
 };
 
 FIXTURE_VARIANT_ADD(bad, event_unknown)
@@ -110,6 +108,42 @@ FIXTURE_VARIANT_ADD(bad, precise_ip)
 	.what = "precise_ip", .err = EOPNOTSUPP, .precise = 1, .cpu = -1,
 };
 
+FIXTURE_VARIANT_ADD(bad, trace_poll_too_short)
+{
+	.what = "a trace poll period under 100 us", .err = EINVAL,
+	.config = TRACE, .period = 99999, .cpu = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad, trace_poll_too_long)
+{
+	.what = "a trace poll period over 1 s", .err = EINVAL,
+	.config = TRACE, .period = 1000000001, .cpu = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad, trace_freq)
+{
+	.what = "a trace poll frequency", .err = EINVAL, .config = TRACE,
+	.period = 100, .freq = 1, .cpu = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad, trace_unknown_kinds)
+{
+	.what = "trace kinds bit 7 (no such kind)", .err = EINVAL,
+	.config = 0x8000, .cpu = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad, trace_config1_high)
+{
+	.what = "trace config1 above the 32-bit min_wait_us", .err = EINVAL,
+	.config = TRACE, .config1 = 1ULL << 32, .cpu = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad, trace_exclude_idle)
+{
+	.what = "exclude_idle on a trace event", .err = EOPNOTSUPP,
+	.config = TRACE, .exclude = 4, .cpu = -1,
+};
+
 FIXTURE_VARIANT_ADD(bad, cpu_out_of_range)
 {
 	.what = "a CPU that does not exist", .err = EINVAL, .cpu = 4096,
@@ -120,7 +154,7 @@ TEST_F(bad, open)
 	struct perf_event_attr *attr = &self->attr;
 	int fd;
 
-	if (variant->config == ~0ULL)
+	if (variant->config == TRACE)
 		attr->config = 0;
 	else if (variant->config)
 		attr->config = variant->config;

@@ -35,45 +35,20 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/seq_buf.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 
+#include "dtl.h"
+
 #define DTL_PMU_NAME		"dtl"
 #define DTL_IDENTIFIER		"dtl-1"
 
-/* attr.config layout, see the format group below. */
-#define DTL_CFG_EVENT		GENMASK_ULL(7, 0)
-
-enum dtl_counter {
-	DTL_CNT_DISPATCHES,
-	DTL_CNT_PREEMPTIONS,
-	DTL_CNT_WAIT_NS,
-	DTL_CNT_STEAL_NS,
-	DTL_NR_COUNTERS
-};
-
-/* Event numbers as user space writes them: counter index + 1. */
-#define DTL_EV_DISPATCHES	0x01
-#define DTL_EV_PREEMPTIONS	0x02
-#define DTL_EV_WAIT_NS		0x03
-#define DTL_EV_STEAL_NS		0x04
-
-/*
- * Per-CPU dispatch state.  Written only by the sched_switch probe on the
- * owning CPU and read only on that CPU, both with interrupts disabled.
- */
-struct dtl_cpu {
-	u64			total[DTL_NR_COUNTERS];
-	/* The run in progress, valid when @gen equals dtl_hook_gen. */
-	unsigned long		gen;
-	struct task_struct	*run_task;	/* compared, never dereferenced */
-	u64			run_wait;
-	u64			run_steal_start;
-};
-
-static DEFINE_PER_CPU(struct dtl_cpu, dtl_cpus);
+DEFINE_PER_CPU(struct dtl_cpu, dtl_cpus);
 
 /*
  * The sched_switch probe is registered while at least one dtl event exists.
@@ -93,16 +68,6 @@ static inline u64 dtl_steal_now(void)
 	return kcpustat_this_cpu->cpustat[CPUTIME_STEAL];
 }
 
-/* Time @p spent runnable before being dispatched now, from its enqueue stamp. */
-static inline u64 dtl_wait_before_dispatch(struct task_struct *p, u64 now)
-{
-	u64 queued = READ_ONCE(p->sched_info.last_queued);
-
-	if (!queued || now < queued)
-		return 0;
-	return now - queued;
-}
-
 /*
  * Called from __schedule() with the runqueue lock held and interrupts
  * disabled, before perf schedules out @prev's events and schedules in
@@ -116,6 +81,9 @@ static void dtl_sched_switch(void *data, bool preempt,
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
 	unsigned long gen = READ_ONCE(dtl_hook_gen);
 	u64 steal = dtl_steal_now();
+	u64 now = local_clock();
+	struct dtl_entry *log;
+	u64 wait = dtl_wait_ns(READ_ONCE(next->sched_info.last_queued), now);
 
 	if (likely(dc->gen == gen)) {
 		dc->total[DTL_CNT_DISPATCHES]++;
@@ -131,10 +99,18 @@ static void dtl_sched_switch(void *data, bool preempt,
 	} else {
 		/* First switch since the probe was registered. */
 		dc->gen = gen;
+		dc->run_start = now;
+		dc->run_steal_start = steal;
 	}
 
+	log = READ_ONCE(dc->log);
+	if (log)
+		dtl_trace_log_switch(dc, log, preempt, prev, next, prev_state,
+				     now, wait, steal);
+
 	dc->run_task = next;
-	dc->run_wait = dtl_wait_before_dispatch(next, local_clock());
+	dc->run_wait = wait;
+	dc->run_start = now;
 	dc->run_steal_start = steal;
 }
 
@@ -195,8 +171,12 @@ static void dtl_event_start(struct perf_event *event, int flags)
 {
 	struct hw_perf_event *hwc = &event->hw;
 
-	local64_set(&hwc->prev_count, dtl_event_total(event, false));
 	hwc->state = 0;
+	if (dtl_is_trace_event(event)) {
+		dtl_trace_start(event);
+		return;
+	}
+	local64_set(&hwc->prev_count, dtl_event_total(event, false));
 }
 
 static void __dtl_event_stop(struct perf_event *event, bool removing)
@@ -206,7 +186,10 @@ static void __dtl_event_stop(struct perf_event *event, bool removing)
 	if (hwc->state & PERF_HES_STOPPED)
 		return;
 
-	dtl_event_update(event, removing);
+	if (dtl_is_trace_event(event))
+		dtl_trace_stop(event);
+	else
+		dtl_event_update(event, removing);
 	hwc->state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
@@ -230,7 +213,8 @@ static void dtl_event_del(struct perf_event *event, int flags)
 
 static void dtl_event_read(struct perf_event *event)
 {
-	if (!(event->hw.state & PERF_HES_STOPPED))
+	/* A trace event's count stays 0: its data is in the AUX buffer. */
+	if (!(event->hw.state & PERF_HES_STOPPED) && !dtl_is_trace_event(event))
 		dtl_event_update(event, false);
 }
 
@@ -264,47 +248,102 @@ static void dtl_hook_put(void)
 	mutex_unlock(&dtl_hook_lock);
 }
 
-static void dtl_event_destroy(struct perf_event *event)
+/* The users of the PMU, for the "busy" file; see struct dtl_user. */
+static LIST_HEAD(dtl_users);
+static DEFINE_SPINLOCK(dtl_users_lock);
+
+static struct dtl_user *dtl_user_add(struct perf_event *event, bool trace)
 {
-	dtl_hook_put();
+	struct dtl_user *u = kzalloc(sizeof(*u), GFP_KERNEL);
+
+	if (!u)
+		return NULL;
+	u->cpu = event->cpu;
+	u->trace = trace;
+	u->owner = task_tgid_nr(current);
+	u->target = event->hw.target ? task_pid_nr(event->hw.target) : 0;
+	get_task_comm(u->comm, current);
+	u->since = local_clock();
+
+	spin_lock(&dtl_users_lock);
+	list_add_tail(&u->node, &dtl_users);
+	spin_unlock(&dtl_users_lock);
+	return u;
 }
 
-static bool dtl_has_exclude(struct perf_event_attr *attr)
+static void dtl_user_del(struct dtl_user *u)
 {
-	/* exclude_guest is accepted: dtl counts nothing in guest mode. */
-	return attr->exclude_user || attr->exclude_kernel || attr->exclude_hv ||
-	       attr->exclude_idle || attr->exclude_host;
+	spin_lock(&dtl_users_lock);
+	list_del(&u->node);
+	spin_unlock(&dtl_users_lock);
+	kfree(u);
+}
+
+/* Mark a transient state of an event's use (NULL: none), for "busy". */
+void dtl_user_transient(struct perf_event *event, const char *what)
+{
+	struct dtl_user *u = event->pmu_private;
+
+	spin_lock(&dtl_users_lock);
+	u->transient = what;
+	spin_unlock(&dtl_users_lock);
+}
+
+static void dtl_event_destroy(struct perf_event *event)
+{
+	if (dtl_is_trace_event(event)) {
+		dtl_trace_fini(event);
+		dtl_trace_put();
+	}
+	dtl_user_del(event->pmu_private);
+	dtl_hook_put();
 }
 
 static int dtl_event_init(struct perf_event *event)
 {
-	struct perf_event_attr *attr = &event->attr;
-	u64 id = attr->config & DTL_CFG_EVENT;
-	int ret;
+	struct dtl_filter filter;
+	u64 period_ns = 0;
+	int idx, ret;
 
-	if (attr->type != event->pmu->type)
+	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
 
-	if ((attr->config & ~DTL_CFG_EVENT) || attr->config1 || attr->config2)
-		return -EINVAL;
-	if (id < DTL_EV_DISPATCHES || id > DTL_EV_STEAL_NS)
-		return -EINVAL;
-
-	/* Counters have no overflow interrupt and no privilege-level filter. */
-	if (is_sampling_event(event) || attr->precise_ip ||
-	    has_branch_stack(event) || dtl_has_exclude(attr))
-		return -EOPNOTSUPP;
+	idx = dtl_parse_attr(&event->attr, &filter, &period_ns);
+	if (idx < 0)
+		return idx;
 
 	if (event->cpu >= 0 && !cpu_online(event->cpu))
 		return -ENODEV;
 
+	event->hw.idx = idx;
+	event->pmu_private = dtl_user_add(event, idx == DTL_IDX_TRACE);
+	if (!event->pmu_private)
+		return -ENOMEM;
+
 	ret = dtl_hook_get();
 	if (ret)
-		return ret;
+		goto err_user;
 
-	event->hw.idx = id - 1;
+	if (idx == DTL_IDX_TRACE) {
+		ret = dtl_trace_get();
+		if (ret)
+			goto err_hook;
+		ret = dtl_trace_init(event, &filter, period_ns);
+		if (ret)
+			goto err_trace;
+	}
+
 	event->destroy = dtl_event_destroy;
 	return 0;
+
+err_trace:
+	dtl_trace_put();
+err_hook:
+	dtl_hook_put();
+err_user:
+	dtl_user_del(event->pmu_private);
+	event->pmu_private = NULL;
+	return ret;
 }
 
 /* sysfs */
@@ -327,11 +366,28 @@ PMU_EVENT_ATTR_STRING(wait_ns.scale, dtl_attr_wait_ns_scale, "1");
 PMU_EVENT_ATTR_STRING(steal_ns.unit, dtl_attr_steal_ns_unit, "ns");
 PMU_EVENT_ATTR_STRING(steal_ns.scale, dtl_attr_steal_ns_scale, "1");
 
+#define DTL_TRACE_ATTR(_name, _kinds)					\
+	PMU_EVENT_ATTR_STRING(_name, dtl_attr_##_name,			\
+			      "event=0x00,kinds=" __stringify(_kinds))
+
+DTL_TRACE_ATTR(all, 0x00);
+DTL_TRACE_ATTR(dispatch, 0x01);
+DTL_TRACE_ATTR(preempt, 0x02);
+DTL_TRACE_ATTR(block, 0x04);
+DTL_TRACE_ATTR(exit, 0x08);
+DTL_TRACE_ATTR(migrate, 0x10);
+
 static struct attribute *dtl_events_attrs[] = {
-	DTL_EVENT_ATTR(dispatches, DTL_EV_DISPATCHES),
-	DTL_EVENT_ATTR(preemptions, DTL_EV_PREEMPTIONS),
-	DTL_EVENT_ATTR(wait_ns, DTL_EV_WAIT_NS),
-	DTL_EVENT_ATTR(steal_ns, DTL_EV_STEAL_NS),
+	DTL_EVENT_ATTR(dispatches, DTL_EVENT_DISPATCHES),
+	DTL_EVENT_ATTR(preemptions, DTL_EVENT_PREEMPTIONS),
+	DTL_EVENT_ATTR(wait_ns, DTL_EVENT_WAIT_NS),
+	DTL_EVENT_ATTR(steal_ns, DTL_EVENT_STEAL_NS),
+	&dtl_attr_all.attr.attr,
+	&dtl_attr_dispatch.attr.attr,
+	&dtl_attr_preempt.attr.attr,
+	&dtl_attr_block.attr.attr,
+	&dtl_attr_exit.attr.attr,
+	&dtl_attr_migrate.attr.attr,
 	&dtl_attr_wait_ns_unit.attr.attr,
 	&dtl_attr_wait_ns_scale.attr.attr,
 	&dtl_attr_steal_ns_unit.attr.attr,
@@ -345,9 +401,13 @@ static const struct attribute_group dtl_events_group = {
 };
 
 PMU_FORMAT_ATTR(event, "config:0-7");
+PMU_FORMAT_ATTR(kinds, "config:8-15");
+PMU_FORMAT_ATTR(min_wait_us, "config1:0-31");
 
 static struct attribute *dtl_format_attrs[] = {
 	&format_attr_event.attr,
+	&format_attr_kinds.attr,
+	&format_attr_min_wait_us.attr,
 	NULL
 };
 
@@ -368,8 +428,69 @@ static DEVICE_ATTR_RO(identifier);
  * and opens CPU-wide events even for "perf stat -- cmd", which would turn
  * every per-task count into a system-wide one.  dtl works on every CPU.
  */
+static void dtl_busy_line(struct seq_buf *s, struct dtl_user *u, u64 now)
+{
+	u64 age = now - u->since;
+
+	seq_buf_printf(s, " %s pid=%d comm=%s since=%llu.%06llus",
+		       u->trace ? "tracing" : "counting", u->owner, u->comm,
+		       div_u64(age, NSEC_PER_SEC),
+		       div_u64(age % NSEC_PER_SEC, NSEC_PER_USEC));
+	if (u->cpu < 0)
+		seq_buf_printf(s, " task=%d", u->target);
+	if (u->transient)
+		seq_buf_printf(s, " state=%s", u->transient);
+	seq_buf_putc(s, '\n');
+}
+
+/*
+ * One line per online CPU: "cpuN: idle", or "cpuN:" and one indented line
+ * per event on it; then "task:" and the per-task events.
+ */
+static ssize_t busy_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct seq_buf s;
+	struct dtl_user *u;
+	u64 now = local_clock();
+	bool any;
+	int cpu;
+
+	seq_buf_init(&s, buf, PAGE_SIZE);
+	spin_lock(&dtl_users_lock);
+	for_each_online_cpu(cpu) {
+		any = false;
+		list_for_each_entry(u, &dtl_users, node) {
+			if (u->cpu != cpu)
+				continue;
+			if (!any)
+				seq_buf_printf(&s, "cpu%d:\n", cpu);
+			any = true;
+			dtl_busy_line(&s, u, now);
+		}
+		if (!any)
+			seq_buf_printf(&s, "cpu%d: idle\n", cpu);
+	}
+	any = false;
+	list_for_each_entry(u, &dtl_users, node) {
+		if (u->cpu >= 0)
+			continue;
+		if (!any)
+			seq_buf_puts(&s, "task:\n");
+		any = true;
+		dtl_busy_line(&s, u, now);
+	}
+	if (!any)
+		seq_buf_puts(&s, "task: idle\n");
+	spin_unlock(&dtl_users_lock);
+
+	return seq_buf_used(&s);
+}
+static DEVICE_ATTR_RO(busy);
+
 static struct attribute *dtl_pmu_attrs[] = {
 	&dev_attr_identifier.attr,
+	&dev_attr_busy.attr,
 	NULL
 };
 
@@ -388,7 +509,8 @@ static struct pmu dtl_pmu = {
 	.module		= THIS_MODULE,
 	.task_ctx_nr	= perf_sw_context,
 	.attr_groups	= dtl_attr_groups,
-	.capabilities	= PERF_PMU_CAP_NO_INTERRUPT,
+	.setup_aux	= dtl_setup_aux,
+	.free_aux	= dtl_free_aux,
 	.event_init	= dtl_event_init,
 	.add		= dtl_event_add,
 	.del		= dtl_event_del,
@@ -413,6 +535,10 @@ static int __init dtl_init(void)
 		return -ENODEV;
 	}
 
+	ret = dtl_trace_module_init();
+	if (ret)
+		return ret;
+
 	ret = perf_pmu_register(&dtl_pmu, DTL_PMU_NAME, -1);
 	if (ret) {
 		pr_err("failed to register the %s PMU: %d\n", DTL_PMU_NAME, ret);
@@ -432,6 +558,7 @@ static void __exit dtl_exit(void)
 	perf_pmu_unregister(&dtl_pmu);
 	/* No event is left, so the probe is gone: wait for its last callers. */
 	tracepoint_synchronize_unregister();
+	dtl_trace_module_exit();
 }
 
 module_init(dtl_init);

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Dispatch Trace Log PMU: definitions shared by the driver's files and its
+ * KUnit tests.  The inline functions are pure: they take values and return
+ * values, so the tests exercise them without a running PMU.
+ */
+#ifndef __DRIVERS_PERF_DTL_H
+#define __DRIVERS_PERF_DTL_H
+
+#include <linux/bits.h>
+#include <linux/errno.h>
+#include <linux/hrtimer.h>
+#include <linux/limits.h>
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/perf_event.h>
+#include <linux/perf_dtl.h>
+#include <linux/types.h>
+
+enum dtl_counter {
+	DTL_CNT_DISPATCHES,
+	DTL_CNT_PREEMPTIONS,
+	DTL_CNT_WAIT_NS,
+	DTL_CNT_STEAL_NS,
+	DTL_NR_COUNTERS
+};
+
+/* event->hw.idx of a trace event. */
+#define DTL_IDX_TRACE		DTL_NR_COUNTERS
+
+#define DTL_ALL_KINDS		(BIT(DTL_KIND_MAX) - 1)
+
+/* What a trace event keeps of the logs: its filter. */
+struct dtl_filter {
+	u32	kinds;		/* BIT(DTL_KIND_*) */
+	u64	min_wait_ns;	/* switch records: wait_ns at least this */
+	u32	tid;		/* per-task event: records naming it; else 0 */
+	bool	no_kthreads;	/* exclude_kernel: a user task must be in it */
+	bool	no_user;	/* exclude_user: a kernel thread must be in it */
+};
+
+/*
+ * Check an event's attributes.  Returns the counter index, DTL_IDX_TRACE
+ * for the trace event (and fills @filter and @period_ns), -EINVAL for a
+ * config dtl does not know or a poll period out of range, -EOPNOTSUPP for
+ * a perf feature dtl cannot provide.
+ */
+static inline int dtl_parse_attr(const struct perf_event_attr *attr,
+				 struct dtl_filter *filter, u64 *period_ns)
+{
+	u64 id = attr->config & DTL_CONFIG_EVENT_MASK;
+	u64 kinds = (attr->config & DTL_CONFIG_KINDS_MASK) >>
+		    DTL_CONFIG_KINDS_SHIFT;
+
+	if (attr->precise_ip ||
+	    (attr->sample_type & PERF_SAMPLE_BRANCH_STACK))
+		return -EOPNOTSUPP;
+
+	if (id == DTL_EVENT_TRACE) {
+		if (attr->config & ~(DTL_CONFIG_EVENT_MASK |
+				     DTL_CONFIG_KINDS_MASK))
+			return -EINVAL;
+		if ((attr->config1 & ~DTL_CONFIG1_MIN_WAIT_US) ||
+		    attr->config2 || (kinds & ~(u64)DTL_ALL_KINDS))
+			return -EINVAL;
+		/* The sample period is the poll interval: no frequency. */
+		if (attr->freq)
+			return -EINVAL;
+		if (attr->sample_period &&
+		    (attr->sample_period < DTL_POLL_MIN_NS ||
+		     attr->sample_period > DTL_POLL_MAX_NS))
+			return -EINVAL;
+		/* Records are of no privilege level; hv and idle: none. */
+		if (attr->exclude_idle || attr->exclude_host ||
+		    (attr->exclude_user && attr->exclude_kernel))
+			return -EOPNOTSUPP;
+		filter->kinds = kinds ? kinds : DTL_ALL_KINDS;
+		/* LOST records are always kept. */
+		filter->kinds |= BIT(DTL_KIND_LOST);
+		filter->min_wait_ns = attr->config1 * NSEC_PER_USEC;
+		filter->tid = 0;
+		filter->no_kthreads = attr->exclude_kernel;
+		filter->no_user = attr->exclude_user;
+		*period_ns = attr->sample_period ? : DTL_POLL_DEFAULT_NS;
+		return DTL_IDX_TRACE;
+	}
+
+	if ((attr->config & ~DTL_CONFIG_EVENT_MASK) || attr->config1 ||
+	    attr->config2)
+		return -EINVAL;
+	if (id > DTL_EVENT_STEAL_NS)
+		return -EINVAL;
+
+	/*
+	 * Counters have no overflow interrupt and no privilege-level filter.
+	 * exclude_guest is accepted: perf sets it by default, and dtl counts
+	 * nothing in guest mode anyway.
+	 */
+	if (attr->sample_period || attr->freq)
+		return -EOPNOTSUPP;
+	if (attr->exclude_user || attr->exclude_kernel || attr->exclude_hv ||
+	    attr->exclude_idle || attr->exclude_host)
+		return -EOPNOTSUPP;
+
+	return id - DTL_EVENT_DISPATCHES;
+}
+
+/*
+ * Time runnable before a dispatch at @now of a task enqueued at @queued
+ * (0: not stamped, as for the idle task).  Clocks of different CPUs may
+ * disagree by a little: a stamp in the future counts as no wait.
+ */
+static inline u64 dtl_wait_ns(u64 queued, u64 now)
+{
+	if (!queued || now < queued)
+		return 0;
+	return now - queued;
+}
+
+/* Does a trace event with filter @f keep record @e? */
+static inline bool dtl_filter_match(const struct dtl_filter *f,
+				    const struct dtl_entry *e)
+{
+	bool prev_k = e->flags & DTL_F_PREV_KTHREAD;
+	bool next_k = e->flags & DTL_F_NEXT_KTHREAD;
+
+	if (!(f->kinds & BIT(e->kind)))
+		return false;
+	if (e->kind == DTL_KIND_LOST)
+		return true;
+	if (e->kind == DTL_KIND_MIGRATE) {
+		if (f->tid && e->prev_tid != f->tid)
+			return false;
+		return !(f->no_kthreads && prev_k) && !(f->no_user && !prev_k);
+	}
+	if (f->tid && e->prev_tid != f->tid && e->next_tid != f->tid)
+		return false;
+	if (e->wait_ns < f->min_wait_ns)
+		return false;
+	if (f->no_kthreads && prev_k && next_k)
+		return false;
+	if (f->no_user && !prev_k && !next_k)
+		return false;
+	return true;
+}
+
+/*
+ * Where a consumer whose next record is @cursor resumes in a log of
+ * @nr_entries records whose next record to be written is @head: the
+ * oldest record still in the log if the producer lapped it.  *@overrun
+ * gets the number of records it missed.
+ */
+static inline u64 dtl_log_resume(u64 cursor, u64 head, u64 nr_entries,
+				 u64 *overrun)
+{
+	if (head - cursor > nr_entries) {
+		*overrun = head - nr_entries - cursor;
+		return head - nr_entries;
+	}
+	*overrun = 0;
+	return cursor;
+}
+
+/* Saturating conversion of a run's steal time to the record's field. */
+static inline u32 dtl_steal_field(u64 steal_ns, u8 *flags)
+{
+	if (steal_ns >= U32_MAX) {
+		*flags |= DTL_F_STEAL_SATURATED;
+		return U32_MAX;
+	}
+	return steal_ns;
+}
+
+/*
+ * The block-time table: a lossy, lock-free map from a sleeping task's pid
+ * to the time it blocked.  A slot is owned by whoever moves its sequence
+ * from even to odd; readers retry nothing, they accept "unknown".
+ */
+struct dtl_block_slot {
+	unsigned long	seq;
+	u32		pid;
+	u64		time;
+};
+
+#define DTL_BLOCK_BITS		13
+
+/* Interface between the files of the driver. */
+struct dtl_cpu;
+struct dtl_trace;
+
+/* Who uses the PMU, one per event, for the "busy" file. */
+struct dtl_user {
+	struct list_head	node;
+	int			cpu;		/* -1: a per-task event */
+	bool			trace;
+	pid_t			owner;		/* who opened the event */
+	pid_t			target;		/* per-task: the task */
+	char			comm[TASK_COMM_LEN];
+	u64			since;		/* local_clock() at open */
+	const char		*transient;	/* a setup in progress */
+	struct dtl_trace	*trace_state;	/* trace events only */
+};
+
+static inline bool dtl_is_trace_event(struct perf_event *event)
+{
+	return event->hw.idx == DTL_IDX_TRACE;
+}
+
+void dtl_user_transient(struct perf_event *event, const char *what);
+
+int dtl_trace_get(void);
+void dtl_trace_put(void);
+void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
+			  bool preempt,
+			  struct task_struct *prev, struct task_struct *next,
+			  unsigned int prev_state, u64 now, u64 wait,
+			  u64 steal);
+int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
+		   u64 period_ns);
+void dtl_trace_fini(struct perf_event *event);
+void dtl_trace_start(struct perf_event *event);
+void dtl_trace_stop(struct perf_event *event);
+void *dtl_setup_aux(struct perf_event *event, void **pages, int nr_pages,
+		    bool overwrite);
+void dtl_free_aux(void *aux);
+int dtl_trace_module_init(void);
+void dtl_trace_module_exit(void);
+
+/* Per-CPU state, written by that CPU's sched_switch probe. */
+struct dtl_cpu {
+	u64			total[DTL_NR_COUNTERS];
+	/* The run in progress, valid when @gen equals dtl_hook_gen. */
+	unsigned long		gen;
+	struct task_struct	*run_task;	/* compared, never dereferenced */
+	u64			run_wait;
+	u64			run_start;
+	u64			run_steal_start;
+	/* The dispatch log, while a trace event exists. */
+	struct dtl_entry	*log;
+	u64			head;		/* sequence of the next record */
+	struct dtl_entry	*log_mem;	/* @log while it is published */
+};
+
+DECLARE_PER_CPU(struct dtl_cpu, dtl_cpus);
+extern unsigned int dtl_log_entries;
+
+#endif /* __DRIVERS_PERF_DTL_H */

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the pure logic of the Dispatch Trace Log PMU.
+ */
+#include <kunit/test.h>
+
+#include "dtl.h"
+
+static void dtl_attr(struct perf_event_attr *attr, u64 config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->config = config;
+}
+
+static int dtl_parse(const struct perf_event_attr *attr)
+{
+	struct dtl_filter f;
+	u64 period;
+
+	return dtl_parse_attr(attr, &f, &period);
+}
+
+static void dtl_test_counter_of_event(struct kunit *test)
+{
+	struct perf_event_attr attr;
+
+	dtl_attr(&attr, DTL_EVENT_DISPATCHES);
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_DISPATCHES);
+	dtl_attr(&attr, DTL_EVENT_PREEMPTIONS);
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_PREEMPTIONS);
+	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_WAIT_NS);
+	dtl_attr(&attr, DTL_EVENT_STEAL_NS);
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_STEAL_NS);
+}
+
+static void dtl_test_bad_config(struct kunit *test)
+{
+	struct perf_event_attr attr;
+
+	dtl_attr(&attr, DTL_EVENT_STEAL_NS + 1);
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EINVAL);
+	dtl_attr(&attr, DTL_EVENT_DISPATCHES | BIT_ULL(8));
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EINVAL);
+	dtl_attr(&attr, DTL_EVENT_DISPATCHES | BIT_ULL(63));
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EINVAL);
+	dtl_attr(&attr, DTL_EVENT_DISPATCHES);
+	attr.config1 = 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EINVAL);
+	dtl_attr(&attr, DTL_EVENT_DISPATCHES);
+	attr.config2 = 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EINVAL);
+}
+
+static void dtl_test_unsupported(struct kunit *test)
+{
+	struct perf_event_attr attr;
+
+	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	attr.sample_period = 1000;
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
+	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	attr.freq = 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
+	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	attr.precise_ip = 2;
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
+	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	attr.exclude_kernel = 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
+	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	attr.exclude_idle = 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
+	/* perf's default: accepted. */
+	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	attr.exclude_guest = 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_WAIT_NS);
+}
+
+static void dtl_test_wait(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, dtl_wait_ns(0, 5000), 0ULL);
+	KUNIT_EXPECT_EQ(test, dtl_wait_ns(1000, 5000), 4000ULL);
+	KUNIT_EXPECT_EQ(test, dtl_wait_ns(5000, 5000), 0ULL);
+	/* A stamp from a CPU whose clock runs a little ahead. */
+	KUNIT_EXPECT_EQ(test, dtl_wait_ns(5001, 5000), 0ULL);
+	KUNIT_EXPECT_EQ(test, dtl_wait_ns(1, U64_MAX), U64_MAX - 1);
+}
+
+static void dtl_test_trace_attr(struct kunit *test)
+{
+	struct perf_event_attr attr;
+	struct dtl_filter f;
+	u64 period;
+
+	dtl_attr(&attr, DTL_EVENT_TRACE);
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), DTL_IDX_TRACE);
+	KUNIT_EXPECT_EQ(test, f.kinds, (u32)DTL_ALL_KINDS);
+	KUNIT_EXPECT_EQ(test, period, DTL_POLL_DEFAULT_NS);
+	KUNIT_EXPECT_EQ(test, f.min_wait_ns, 0ULL);
+
+	/* dtl/block,min_wait_us=200/, polled every millisecond */
+	dtl_attr(&attr, DTL_EVENT_TRACE |
+		 (BIT(DTL_KIND_BLOCK) << DTL_CONFIG_KINDS_SHIFT));
+	attr.config1 = 200;
+	attr.sample_period = 1000000;
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), DTL_IDX_TRACE);
+	KUNIT_EXPECT_EQ(test, f.kinds, (u32)(BIT(DTL_KIND_BLOCK) |
+					     BIT(DTL_KIND_LOST)));
+	KUNIT_EXPECT_EQ(test, f.min_wait_ns, 200000ULL);
+	KUNIT_EXPECT_EQ(test, period, 1000000ULL);
+
+	/* Poll periods out of range, frequency mode, unknown bits. */
+	attr.sample_period = DTL_POLL_MIN_NS - 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
+	attr.sample_period = DTL_POLL_MAX_NS + 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
+	attr.sample_period = 0;
+	attr.freq = 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
+	dtl_attr(&attr, DTL_EVENT_TRACE | BIT_ULL(16));
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
+	dtl_attr(&attr, DTL_EVENT_TRACE | (0x80ULL << DTL_CONFIG_KINDS_SHIFT));
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
+	dtl_attr(&attr, DTL_EVENT_TRACE);
+	attr.config1 = BIT_ULL(32);
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
+	dtl_attr(&attr, DTL_EVENT_TRACE);
+	attr.exclude_user = 1;
+	attr.exclude_kernel = 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EOPNOTSUPP);
+}
+
+static void dtl_entry_init(struct dtl_entry *e, u8 kind, u32 prev, u32 next,
+			   u8 flags, u64 wait)
+{
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->prev_tid = prev;
+	e->next_tid = next;
+	e->flags = flags;
+	e->wait_ns = wait;
+}
+
+static void dtl_test_filter(struct kunit *test)
+{
+	struct dtl_filter f = { .kinds = BIT(DTL_KIND_PREEMPT) |
+					 BIT(DTL_KIND_LOST) };
+	struct dtl_entry e;
+
+	dtl_entry_init(&e, DTL_KIND_PREEMPT, 10, 11, 0, 5);
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+	dtl_entry_init(&e, DTL_KIND_BLOCK, 10, 11, 0, 5);
+	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e));
+	dtl_entry_init(&e, DTL_KIND_LOST, 0, 0, 0, 7);
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+
+	/* Minimum wait. */
+	f.min_wait_ns = 6;
+	dtl_entry_init(&e, DTL_KIND_PREEMPT, 10, 11, 0, 5);
+	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e));
+	e.wait_ns = 6;
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+
+	/* A per-task filter keeps the records naming the task. */
+	f.min_wait_ns = 0;
+	f.tid = 11;
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+	e.next_tid = 12;
+	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e));
+	e.prev_tid = 11;
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+
+	/* exclude_kernel: a switch between kernel threads is dropped. */
+	f.tid = 0;
+	f.no_kthreads = true;
+	dtl_entry_init(&e, DTL_KIND_PREEMPT, 1, 2,
+		       DTL_F_PREV_KTHREAD | DTL_F_NEXT_KTHREAD, 0);
+	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e));
+	e.flags = DTL_F_PREV_KTHREAD;
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+
+	/* Migrations name one task, in prev_tid. */
+	f.kinds = DTL_ALL_KINDS;
+	f.no_kthreads = false;
+	f.tid = 42;
+	dtl_entry_init(&e, DTL_KIND_MIGRATE, 42, 0, 0, 0);
+	e.from_cpu = 0;
+	e.to_cpu = 1;
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+	e.prev_tid = 43;
+	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e));
+}
+
+static void dtl_test_log_resume(struct kunit *test)
+{
+	u64 overrun;
+
+	/* Caught up, or behind within the log: nothing lost. */
+	KUNIT_EXPECT_EQ(test, dtl_log_resume(100, 100, 64, &overrun), 100ULL);
+	KUNIT_EXPECT_EQ(test, overrun, 0ULL);
+	KUNIT_EXPECT_EQ(test, dtl_log_resume(36, 100, 64, &overrun), 36ULL);
+	KUNIT_EXPECT_EQ(test, overrun, 0ULL);
+	/* Lapped: resume at the oldest record, the rest is lost. */
+	KUNIT_EXPECT_EQ(test, dtl_log_resume(35, 100, 64, &overrun), 36ULL);
+	KUNIT_EXPECT_EQ(test, overrun, 1ULL);
+	KUNIT_EXPECT_EQ(test, dtl_log_resume(0, 1000, 64, &overrun), 936ULL);
+	KUNIT_EXPECT_EQ(test, overrun, 936ULL);
+}
+
+static void dtl_test_steal_field(struct kunit *test)
+{
+	u8 flags = 0;
+
+	KUNIT_EXPECT_EQ(test, dtl_steal_field(1234, &flags), 1234U);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	KUNIT_EXPECT_EQ(test, dtl_steal_field(U32_MAX - 1ULL, &flags),
+			U32_MAX - 1);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	KUNIT_EXPECT_EQ(test, dtl_steal_field(1ULL << 40, &flags), U32_MAX);
+	KUNIT_EXPECT_EQ(test, flags, DTL_F_STEAL_SATURATED);
+}
+
+static void dtl_test_entry_layout(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct dtl_entry), (size_t)DTL_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, time), (size_t)0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, seq), (size_t)8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, next_pid),
+			offsetof(struct dtl_entry, from_cpu));
+	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, wait_ns),
+			offsetof(struct dtl_entry, lost));
+	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, cpu), (size_t)62);
+}
+
+static struct kunit_case dtl_count_cases[] = {
+	KUNIT_CASE(dtl_test_counter_of_event),
+	KUNIT_CASE(dtl_test_bad_config),
+	KUNIT_CASE(dtl_test_unsupported),
+	KUNIT_CASE(dtl_test_wait),
+	KUNIT_CASE(dtl_test_trace_attr),
+	KUNIT_CASE(dtl_test_filter),
+	KUNIT_CASE(dtl_test_log_resume),
+	KUNIT_CASE(dtl_test_steal_field),
+	KUNIT_CASE(dtl_test_entry_layout),
+	{}
+};
+
+static struct kunit_suite dtl_count_suite = {
+	.name = "dtl",
+	.test_cases = dtl_count_cases,
+};
+
+kunit_test_suite(dtl_count_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the Dispatch Trace Log PMU");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Dispatch Trace Log PMU: the per-CPU dispatch log and the trace events
+ * that drain it into perf AUX buffers.
+ *
+ * While a trace event exists every CPU has a log, a ring of
+ * dtl_log_entries records (struct dtl_entry, include/uapi/linux/perf_dtl.h).
+ * Only the CPU itself writes its log, from the sched_switch and
+ * sched_migrate_task probes, with interrupts disabled; it never waits for
+ * a reader, and the records carry consecutive sequence numbers.
+ *
+ * Each trace event is a reader with its own cursor, so any number of
+ * sessions get the same records.  A CPU-wide event drains its CPU's log
+ * from a pinned hrtimer every poll period (the event's sample period) and
+ * when it stops; a per-task event drains when its task is switched out.
+ * Both run on the log's CPU with interrupts disabled, so the log needs no
+ * lock.  Records a reader cannot keep -- the producer lapped it, or its
+ * AUX buffer is full or gone -- are counted and reported in a LOST record
+ * as soon as there is room again, and the AUX record that has the gap is
+ * flagged PERF_AUX_FLAG_PARTIAL.
+ *
+ * The hrtimer-to-AUX design follows the powerpc vpa-dtl PMU; the AUX
+ * bookkeeping follows drivers/perf/arm_spe_pmu.c.
+ */
+
+#define pr_fmt(fmt) "dtl: " fmt
+
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
+
+#include "dtl.h"
+
+unsigned int dtl_log_entries = 4096;
+module_param_named(log_entries, dtl_log_entries, uint, 0444);
+MODULE_PARM_DESC(log_entries,
+		 "records in each CPU's dispatch log, a power of 2 in [64, 1048576] (default 4096)");
+
+static_assert(sizeof(struct dtl_entry) == DTL_ENTRY_SIZE);
+
+#define DTL_LOG_MIN		64
+#define DTL_LOG_MAX		BIT(20)
+#define DTL_AUX_MIN_PAGES	2
+
+/* A trace event's AUX buffer, mapped contiguously. */
+struct dtl_aux {
+	void		*base;
+	unsigned long	size;		/* bytes, a power of 2 */
+	bool		overwrite;	/* snapshot mode */
+};
+
+/* A trace event's reader state; used only on the event's CPU. */
+struct dtl_trace {
+	struct perf_event	*event;
+	struct dtl_filter	filter;
+	u64			period_ns;
+	u64			cursor;		/* next record to read */
+	u64			lost;		/* not yet reported */
+	/* Per-task events: do not deliver a record twice on @last_cpu. */
+	int			last_cpu;
+	u64			last_head;
+	struct hrtimer		timer;		/* CPU-wide events */
+	struct perf_output_handle handle;
+};
+
+/*
+ * The logs, the block-time table and the sched_migrate_task probe exist
+ * while dtl_trace_users is not 0; its 0 <-> 1 transitions are serialised
+ * by dtl_trace_lock.
+ */
+static DEFINE_MUTEX(dtl_trace_lock);
+static atomic_t dtl_trace_users = ATOMIC_INIT(0);
+static struct dtl_block_slot *dtl_block_table;
+static struct tracepoint *dtl_tp_migrate;
+
+static inline struct dtl_trace *dtl_trace_of(struct perf_event *event)
+{
+	return ((struct dtl_user *)event->pmu_private)->trace_state;
+}
+
+static struct dtl_entry *dtl_log_next(struct dtl_cpu *dc,
+				      struct dtl_entry *log)
+{
+	struct dtl_entry *e = &log[dc->head & (dtl_log_entries - 1)];
+
+	e->seq = dc->head++;
+	return e;
+}
+
+static void dtl_block_store(struct dtl_block_slot *tab, u32 pid, u64 time)
+{
+	struct dtl_block_slot *s = &tab[hash_32(pid, DTL_BLOCK_BITS)];
+	unsigned long seq = READ_ONCE(s->seq);
+
+	/* Another CPU is writing this slot: drop ours, readers see unknown. */
+	if ((seq & 1) || cmpxchg(&s->seq, seq, seq + 1) != seq)
+		return;
+	WRITE_ONCE(s->pid, pid);
+	WRITE_ONCE(s->time, time);
+	/* Pairs with smp_load_acquire() in dtl_block_load(): data, then seq. */
+	smp_store_release(&s->seq, seq + 2);
+}
+
+static bool dtl_block_load(struct dtl_block_slot *tab, u32 pid, u64 *time)
+{
+	struct dtl_block_slot *s = &tab[hash_32(pid, DTL_BLOCK_BITS)];
+	/* Pairs with smp_store_release() in dtl_block_store(). */
+	unsigned long seq = smp_load_acquire(&s->seq);
+	u32 p;
+	u64 t;
+
+	if (seq & 1)
+		return false;
+	p = READ_ONCE(s->pid);
+	t = READ_ONCE(s->time);
+	/* Read the data before checking that no writer changed it. */
+	smp_rmb();
+	if (READ_ONCE(s->seq) != seq || p != pid)
+		return false;
+	*time = t;
+	return true;
+}
+
+/*
+ * Log the switch from @prev to @next.  Called from the sched_switch probe
+ * with interrupts disabled, before @dc describes @next's run: dc->run_*
+ * still describe @prev's.
+ */
+void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
+			  bool preempt, struct task_struct *prev,
+			  struct task_struct *next, unsigned int prev_state,
+			  u64 now, u64 wait, u64 steal)
+{
+	struct dtl_block_slot *tab;
+	struct dtl_entry *e;
+	u64 blocked_at, queued;
+	u8 flags = 0;
+	u8 kind;
+
+	smp_rmb();	/* the table was published before the log */
+	tab = READ_ONCE(dtl_block_table);
+
+	if (is_idle_task(prev))
+		kind = DTL_KIND_DISPATCH;
+	else if (preempt || prev_state == TASK_RUNNING)
+		kind = DTL_KIND_PREEMPT;
+	else if (prev_state == TASK_DEAD)
+		kind = DTL_KIND_EXIT;
+	else
+		kind = DTL_KIND_BLOCK;
+
+	e = dtl_log_next(dc, log);
+	e->time = now;
+	e->prev_pid = task_tgid_nr(prev);
+	e->prev_tid = task_pid_nr(prev);
+	e->next_pid = task_tgid_nr(next);
+	e->next_tid = task_pid_nr(next);
+	e->wait_ns = wait;
+	e->ran_ns = now - dc->run_start;
+	e->steal_ns = dtl_steal_field(steal - dc->run_steal_start, &flags);
+	e->blocked_ns = 0;
+	if (prev->flags & PF_KTHREAD)
+		flags |= DTL_F_PREV_KTHREAD;
+	if (next->flags & PF_KTHREAD)
+		flags |= DTL_F_NEXT_KTHREAD;
+
+	/* A preempted task did not sleep: a block time of 0 is known. */
+	if (kind == DTL_KIND_BLOCK)
+		dtl_block_store(tab, e->prev_tid, now);
+	else if (kind == DTL_KIND_PREEMPT)
+		dtl_block_store(tab, e->prev_tid, 0);
+
+	if (!is_idle_task(next)) {
+		queued = READ_ONCE(next->sched_info.last_queued);
+		if (dtl_block_load(tab, e->next_tid, &blocked_at) && queued) {
+			if (blocked_at && queued > blocked_at)
+				e->blocked_ns = queued - blocked_at;
+		} else {
+			flags |= DTL_F_BLOCKED_UNKNOWN;
+		}
+	}
+
+	e->kind = kind;
+	e->flags = flags;
+	e->cpu = smp_processor_id();
+}
+
+/*
+ * sched_migrate_task: @p moves to @dest_cpu.  Called with the runqueue
+ * lock or @p's pi_lock held, so with interrupts disabled; logged on the
+ * CPU that moves it.
+ */
+static void dtl_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
+{
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	struct dtl_entry *log = READ_ONCE(dc->log);
+	struct dtl_entry *e;
+
+	if (!log)
+		return;
+
+	e = dtl_log_next(dc, log);
+	e->time = local_clock();
+	e->prev_pid = task_tgid_nr(p);
+	e->prev_tid = task_pid_nr(p);
+	e->from_cpu = task_cpu(p);
+	e->to_cpu = dest_cpu;
+	e->wait_ns = 0;
+	e->blocked_ns = 0;
+	e->ran_ns = 0;
+	e->steal_ns = 0;
+	e->kind = DTL_KIND_MIGRATE;
+	e->flags = (p->flags & PF_KTHREAD) ? DTL_F_PREV_KTHREAD : 0;
+	e->cpu = smp_processor_id();
+}
+
+static void dtl_logs_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(dtl_cpus, cpu).log, NULL);
+	/* The probes run with preemption disabled. */
+	synchronize_rcu();
+	for_each_possible_cpu(cpu) {
+		vfree(per_cpu(dtl_cpus, cpu).log_mem);
+		per_cpu(dtl_cpus, cpu).log_mem = NULL;
+	}
+	vfree(dtl_block_table);
+	WRITE_ONCE(dtl_block_table, NULL);
+}
+
+static int dtl_logs_alloc(void)
+{
+	size_t bytes = (size_t)dtl_log_entries * sizeof(struct dtl_entry);
+	struct dtl_block_slot *tab;
+	int cpu;
+
+	tab = vzalloc(sizeof(*tab) << DTL_BLOCK_BITS);
+	if (!tab)
+		return -ENOMEM;
+	WRITE_ONCE(dtl_block_table, tab);
+
+	for_each_possible_cpu(cpu) {
+		struct dtl_entry *log = vzalloc_node(bytes, cpu_to_node(cpu));
+
+		if (!log) {
+			dtl_logs_free();
+			return -ENOMEM;
+		}
+		per_cpu(dtl_cpus, cpu).log_mem = log;
+	}
+
+	/* The probes read the table after seeing a log: publish it first. */
+	smp_wmb();
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(dtl_cpus, cpu).log,
+			   per_cpu(dtl_cpus, cpu).log_mem);
+	return 0;
+}
+
+/* Called in process context, when a trace event is created. */
+int dtl_trace_get(void)
+{
+	int ret = 0;
+
+	if (atomic_inc_not_zero(&dtl_trace_users))
+		return 0;
+
+	mutex_lock(&dtl_trace_lock);
+	if (atomic_read(&dtl_trace_users) == 0) {
+		ret = dtl_logs_alloc();
+		if (!ret) {
+			ret = tracepoint_probe_register(dtl_tp_migrate,
+							dtl_sched_migrate,
+							NULL);
+			if (ret)
+				dtl_logs_free();
+		}
+	}
+	if (!ret)
+		atomic_inc(&dtl_trace_users);
+	mutex_unlock(&dtl_trace_lock);
+
+	return ret;
+}
+
+/* Called in process context, when a trace event is freed. */
+void dtl_trace_put(void)
+{
+	if (!atomic_dec_and_mutex_lock(&dtl_trace_users, &dtl_trace_lock))
+		return;
+
+	WARN_ON_ONCE(tracepoint_probe_unregister(dtl_tp_migrate,
+						 dtl_sched_migrate, NULL));
+	dtl_logs_free();
+	mutex_unlock(&dtl_trace_lock);
+}
+
+static void dtl_aux_put(struct dtl_aux *aux, unsigned long off,
+			const struct dtl_entry *e)
+{
+	memcpy(aux->base + (off & (aux->size - 1)), e, sizeof(*e));
+}
+
+/*
+ * Copy the records of this CPU's log that @t has not read into its AUX
+ * buffer.  Called on the log's CPU with interrupts disabled.
+ */
+static void dtl_trace_drain(struct dtl_trace *t)
+{
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	struct perf_output_handle *h = &t->handle;
+	struct dtl_entry *log = dc->log;
+	u64 mask = dtl_log_entries - 1;
+	u64 head = dc->head, seq, overrun;
+	unsigned long room, used = 0;
+	struct dtl_entry lost;
+	struct dtl_aux *aux;
+	bool gap = false;
+
+	if (WARN_ON_ONCE(!log))
+		return;
+
+	seq = dtl_log_resume(t->cursor, head, dtl_log_entries, &overrun);
+	t->lost += overrun;
+	t->cursor = head;
+	if (seq == head && !t->lost)
+		return;
+
+	aux = perf_aux_output_begin(h, t->event);
+	if (!aux) {
+		/* No buffer, or it is going away: what we have is lost. */
+		for (; seq < head; seq++)
+			if (dtl_filter_match(&t->filter, &log[seq & mask]))
+				t->lost++;
+		return;
+	}
+
+	/* In snapshot mode the buffer is overwritten: always room. */
+	room = aux->overwrite ? ULONG_MAX : h->size;
+
+	if (t->lost && room >= sizeof(lost)) {
+		memset(&lost, 0, sizeof(lost));
+		lost.time = local_clock();
+		lost.seq = seq;
+		lost.lost = t->lost;
+		lost.kind = DTL_KIND_LOST;
+		lost.cpu = smp_processor_id();
+		dtl_aux_put(aux, h->head, &lost);
+		used += sizeof(lost);
+		t->lost = 0;
+		gap = true;
+	}
+
+	for (; seq < head; seq++) {
+		struct dtl_entry *e = &log[seq & mask];
+
+		if (!dtl_filter_match(&t->filter, e))
+			continue;
+		if (room - used < sizeof(*e)) {
+			t->lost++;
+			gap = true;
+			continue;
+		}
+		dtl_aux_put(aux, h->head + used, e);
+		used += sizeof(*e);
+	}
+
+	/*
+	 * PARTIAL, not TRUNCATED: perf core disables an event whose AUX record
+	 * is TRUNCATED, which would end the trace at the first overflow.
+	 */
+	if (gap)
+		perf_aux_output_flag(h, PERF_AUX_FLAG_PARTIAL);
+	if (aux->overwrite)
+		h->head += used;
+	perf_aux_output_end(h, used);
+}
+
+static enum hrtimer_restart dtl_trace_timer(struct hrtimer *timer)
+{
+	struct dtl_trace *t = container_of(timer, struct dtl_trace, timer);
+
+	dtl_trace_drain(t);
+	hrtimer_forward_now(timer, ns_to_ktime(t->period_ns));
+	return HRTIMER_RESTART;
+}
+
+/* pmu::start of a trace event: on the event's CPU, interrupts disabled. */
+void dtl_trace_start(struct perf_event *event)
+{
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	struct dtl_trace *t = dtl_trace_of(event);
+	int cpu = smp_processor_id();
+
+	if (event->cpu >= 0) {
+		t->cursor = dc->head;
+		hrtimer_start(&t->timer, ns_to_ktime(t->period_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+		return;
+	}
+
+	/*
+	 * A task event starts as its task is switched in: the record of that
+	 * dispatch is the last one in the log.  Enabled again in the same run,
+	 * it must not deliver that record twice.
+	 */
+	t->cursor = dc->head ? dc->head - 1 : 0;
+	if (t->last_cpu == cpu && t->cursor < t->last_head)
+		t->cursor = t->last_head;
+}
+
+/* pmu::stop of a trace event: on the event's CPU, interrupts disabled. */
+void dtl_trace_stop(struct perf_event *event)
+{
+	struct dtl_trace *t = dtl_trace_of(event);
+
+	/* The timer is pinned to this CPU, so its callback is not running. */
+	if (event->cpu >= 0)
+		hrtimer_try_to_cancel(&t->timer);
+	dtl_trace_drain(t);
+	t->last_cpu = smp_processor_id();
+	t->last_head = t->cursor;
+}
+
+int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
+		   u64 period_ns)
+{
+	struct dtl_user *u = event->pmu_private;
+	struct dtl_trace *t;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->event = event;
+	t->filter = *f;
+	if (event->hw.target)
+		t->filter.tid = task_pid_nr(event->hw.target);
+	t->period_ns = period_ns;
+	t->last_cpu = -1;
+	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	t->timer.function = dtl_trace_timer;
+	u->trace_state = t;
+	return 0;
+}
+
+void dtl_trace_fini(struct perf_event *event)
+{
+	struct dtl_user *u = event->pmu_private;
+
+	kfree(u->trace_state);
+	u->trace_state = NULL;
+}
+
+void *dtl_setup_aux(struct perf_event *event, void **pages, int nr_pages,
+		    bool overwrite)
+{
+	int node = event->cpu < 0 ? NUMA_NO_NODE : cpu_to_node(event->cpu);
+	struct page **pglist;
+	struct dtl_aux *aux;
+	int i;
+
+	if (!dtl_is_trace_event(event)) {
+		pr_info_ratelimited("a counting event has no AUX buffer: use a trace event such as dtl/all/\n");
+		return NULL;
+	}
+	if (nr_pages < DTL_AUX_MIN_PAGES) {
+		pr_info_ratelimited("AUX buffer of %d page(s) is too small: %d at least\n",
+				    nr_pages, DTL_AUX_MIN_PAGES);
+		return NULL;
+	}
+
+	dtl_user_transient(event, "aux-setup");
+	aux = kzalloc_node(sizeof(*aux), GFP_KERNEL, node);
+	pglist = kcalloc(nr_pages, sizeof(*pglist), GFP_KERNEL);
+	if (!aux || !pglist)
+		goto err;
+	for (i = 0; i < nr_pages; i++)
+		pglist[i] = virt_to_page(pages[i]);
+	aux->base = vmap(pglist, nr_pages, VM_MAP, PAGE_KERNEL);
+	if (!aux->base)
+		goto err;
+	aux->size = (unsigned long)nr_pages << PAGE_SHIFT;
+	aux->overwrite = overwrite;
+	kfree(pglist);
+	dtl_user_transient(event, NULL);
+	return aux;
+
+err:
+	kfree(pglist);
+	kfree(aux);
+	dtl_user_transient(event, NULL);
+	return NULL;
+}
+
+void dtl_free_aux(void *data)
+{
+	struct dtl_aux *aux = data;
+
+	vunmap(aux->base);
+	kfree(aux);
+}
+
+static void dtl_find_migrate(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_migrate_task"))
+		dtl_tp_migrate = tp;
+}
+
+int dtl_trace_module_init(void)
+{
+	if (dtl_log_entries < DTL_LOG_MIN || dtl_log_entries > DTL_LOG_MAX ||
+	    !is_power_of_2(dtl_log_entries)) {
+		pr_err("log_entries=%u: must be a power of 2 in [%u, %u]\n",
+		       dtl_log_entries, DTL_LOG_MIN, (unsigned int)DTL_LOG_MAX);
+		return -EINVAL;
+	}
+	for_each_kernel_tracepoint(dtl_find_migrate, NULL);
+	if (!dtl_tp_migrate) {
+		pr_err("sched_migrate_task tracepoint not found\n");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void dtl_trace_module_exit(void)
+{
+	/* No trace event is left: the logs are already gone. */
+	WARN_ON_ONCE(atomic_read(&dtl_trace_users));
+}

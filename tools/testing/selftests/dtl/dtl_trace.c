@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dtl trace events: the dispatch log as it arrives in the AUX buffer, read
+ * directly (no perf tool): records of a known workload, loss accounting,
+ * concurrent sessions, per-task filtering and the busy file.
+ */
+#define _GNU_SOURCE
+#include <linux/perf_dtl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "../kselftest_harness.h"
+#include "dtl_util.h"
+
+#define PAGE		4096UL
+
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int last_cpu(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+}
+
+/* A trace event with its ring buffer and AUX buffer mapped. */
+struct trace {
+	int fd;
+	struct perf_event_mmap_page *pc;
+	size_t rb_size;
+	void *aux;
+	size_t aux_size;
+};
+
+static int trace_open(struct trace *t, pid_t pid, int cpu, uint64_t config,
+		      uint64_t period, size_t aux_pages)
+{
+	struct perf_event_attr attr;
+
+	memset(t, 0, sizeof(*t));
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = dtl_pmu_type();
+	attr.config = config;
+	attr.sample_period = period;
+	attr.disabled = 1;
+	t->fd = sys_perf_event_open(&attr, pid, cpu, -1, 0);
+	if (t->fd < 0)
+		return -errno;
+	t->rb_size = 9 * PAGE;
+	t->pc = mmap(NULL, t->rb_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     t->fd, 0);
+	if (t->pc == MAP_FAILED)
+		return -errno;
+	t->aux_size = aux_pages * PAGE;
+	t->pc->aux_offset = t->rb_size;
+	t->pc->aux_size = t->aux_size;
+	t->aux = mmap(NULL, t->aux_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      t->fd, t->rb_size);
+	if (t->aux == MAP_FAILED)
+		return -errno;
+	return 0;
+}
+
+static void trace_close(struct trace *t)
+{
+	if (t->aux && t->aux != MAP_FAILED)
+		munmap(t->aux, t->aux_size);
+	if (t->pc && t->pc != MAP_FAILED)
+		munmap(t->pc, t->rb_size);
+	if (t->fd >= 0)
+		close(t->fd);
+}
+
+/* Take the records between aux_tail and aux_head, and consume them. */
+static size_t trace_take(struct trace *t, struct dtl_entry *out, size_t max)
+{
+	uint64_t head = __atomic_load_n(&t->pc->aux_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = t->pc->aux_tail;
+	size_t n = 0;
+
+	for (; tail < head && n < max; tail += sizeof(*out), n++)
+		memcpy(&out[n], (char *)t->aux + (tail % t->aux_size),
+		       sizeof(*out));
+	__atomic_store_n(&t->pc->aux_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* The OR of the flags of the PERF_RECORD_AUX records in the ring buffer. */
+static uint64_t trace_aux_flags(struct trace *t)
+{
+	uint64_t head = __atomic_load_n(&t->pc->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = t->pc->data_tail, flags = 0;
+	char *data = (char *)t->pc + t->pc->data_offset;
+	uint64_t size = t->pc->data_size;
+
+	while (tail < head) {
+		struct perf_event_header h;
+		uint64_t rec[4];
+
+		memcpy(&h, data + tail % size, sizeof(h));
+		if (h.type == PERF_RECORD_AUX && h.size >= sizeof(rec)) {
+			size_t i;
+
+			for (i = 0; i < sizeof(rec); i++)
+				((char *)rec)[i] = data[(tail + i) % size];
+			flags |= rec[3];	/* header, offset, size, flags */
+		}
+		if (!h.size)
+			break;
+		tail += h.size;
+	}
+	return flags;
+}
+
+struct pingpong {
+	int to[2], from[2];
+	int cpu, rounds;
+	pid_t tid;
+};
+
+static void *pong_main(void *arg)
+{
+	struct pingpong *pp = arg;
+	char c;
+	int i;
+
+	pp->tid = gettid();
+	pin_to(pp->cpu);
+	for (i = 0; i < pp->rounds; i++) {
+		if (read(pp->to[0], &c, 1) != 1 ||
+		    write(pp->from[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+/* Two threads on one CPU hand a byte back and forth @rounds times. */
+static int pingpong_run(struct pingpong *pp)
+{
+	pthread_t t;
+	char c = 'x';
+	int i;
+
+	if (pipe(pp->to) || pipe(pp->from))
+		return -1;
+	if (pthread_create(&t, NULL, pong_main, pp))
+		return -1;
+	pin_to(pp->cpu);
+	for (i = 0; i < pp->rounds; i++) {
+		if (write(pp->to[1], &c, 1) != 1 ||
+		    read(pp->from[0], &c, 1) != 1)
+			return -1;
+	}
+	pthread_join(t, NULL);
+	close(pp->to[0]);
+	close(pp->to[1]);
+	close(pp->from[0]);
+	close(pp->from[1]);
+	return 0;
+}
+
+#define MAX_RECORDS	65536
+
+static struct dtl_entry recs[MAX_RECORDS], recs2[MAX_RECORDS];
+
+/*
+ * A CPU-wide trace of the ping-pong: each thread is dispatched once per
+ * round, when the other blocks or is preempted by the wakeup; sequence
+ * numbers are contiguous, time only moves forward, and every wait is
+ * between 0 and a second.
+ */
+TEST(pingpong_records)
+{
+	struct pingpong pp = { .cpu = last_cpu(), .rounds = 500 };
+	unsigned int ping = 0, pong = 0, blocks = 0, preempts = 0, i;
+	pid_t me = gettid();
+	struct trace t;
+	size_t n;
+
+	ASSERT_EQ(0, trace_open(&t, -1, pp.cpu, DTL_EVENT_TRACE, 1000000, 64))
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pingpong_run(&pp));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
+	n = trace_take(&t, recs, MAX_RECORDS);
+	TH_LOG("%zu records on cpu %d", n, pp.cpu);
+	ASSERT_GT(n, 2 * pp.rounds);
+
+	for (i = 0; i < n; i++) {
+		struct dtl_entry *e = &recs[i];
+
+		ASSERT_NE(DTL_KIND_LOST, e->kind)
+			TH_LOG("%llu records lost", (unsigned long long)e->lost);
+		ASSERT_EQ(pp.cpu, e->cpu);
+		if (i) {
+			ASSERT_EQ(recs[i - 1].seq + 1, e->seq);
+			ASSERT_LE(recs[i - 1].time, e->time);
+		}
+		if (e->kind == DTL_KIND_MIGRATE)
+			continue;
+		EXPECT_LT(e->wait_ns, 1000000000ULL);
+		if (e->next_tid == (uint32_t)me)
+			ping++;
+		if (e->next_tid == (uint32_t)pp.tid)
+			pong++;
+		if (e->prev_tid != (uint32_t)me && e->prev_tid != (uint32_t)pp.tid)
+			continue;
+		EXPECT_EQ(getpid(), (pid_t)e->prev_pid);
+		if (e->kind == DTL_KIND_BLOCK)
+			blocks++;
+		else if (e->kind == DTL_KIND_PREEMPT)
+			preempts++;
+	}
+	TH_LOG("dispatches: main %u, pong %u; blocks %u, preemptions %u",
+	       ping, pong, blocks, preempts);
+	EXPECT_GE(ping, pp.rounds);
+	EXPECT_LE(ping, pp.rounds + 20);
+	EXPECT_GE(pong, pp.rounds);
+	EXPECT_LE(pong, pp.rounds + 20);
+	/* Each thread leaves the CPU once per round, one way or the other. */
+	EXPECT_GE(blocks + preempts, 2 * pp.rounds - 2);
+	EXPECT_GT(blocks, 0);
+	trace_close(&t);
+}
+
+/*
+ * Forced loss: a 2-page AUX buffer (127 records) that nobody reads while
+ * the workload runs.  After the buffer is consumed, the LOST record says
+ * exactly how many records are missing from the sequence, and the AUX
+ * record with the gap is flagged PARTIAL.
+ */
+TEST(forced_loss)
+{
+	struct pingpong pp = { .cpu = last_cpu(), .rounds = 500 };
+	uint64_t lost = 0, first, last;
+	struct trace t;
+	size_t n, m, i;
+	unsigned int nlost = 0;
+
+	ASSERT_EQ(0, trace_open(&t, -1, pp.cpu, DTL_EVENT_TRACE, 1000000, 2))
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pingpong_run(&pp));
+	n = trace_take(&t, recs, MAX_RECORDS);
+	/* Room again: the next drain reports the loss, then stop. */
+	usleep(20000);
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
+	m = trace_take(&t, recs + n, MAX_RECORDS - n);
+	n += m;
+	ASSERT_GT(n, 1);
+	first = recs[0].seq;
+	last = first;
+	for (i = 0; i < n; i++) {
+		if (recs[i].kind == DTL_KIND_LOST) {
+			nlost++;
+			lost += recs[i].lost;
+			/* The LOST record comes before the next record. */
+			EXPECT_EQ(last + 1 + recs[i].lost, recs[i].seq);
+			continue;
+		}
+		last = recs[i].seq;
+	}
+	TH_LOG("%zu records, seq %llu..%llu, %u LOST records for %llu",
+	       n, (unsigned long long)first, (unsigned long long)last, nlost,
+	       (unsigned long long)lost);
+	EXPECT_GE(nlost, 1);
+	EXPECT_GT(lost, 0);
+	/* Every sequence number is either delivered or counted lost. */
+	EXPECT_EQ(last - first + 1, (n - nlost) + lost);
+	EXPECT_TRUE(trace_aux_flags(&t) & PERF_AUX_FLAG_PARTIAL);
+	EXPECT_FALSE(trace_aux_flags(&t) & PERF_AUX_FLAG_TRUNCATED);
+	trace_close(&t);
+}
+
+/* Two sessions on the same CPU get the same records. */
+TEST(two_sessions)
+{
+	struct pingpong pp = { .cpu = last_cpu(), .rounds = 300 };
+	struct trace a, b;
+	size_t na, nb, i, j, same = 0;
+
+	ASSERT_EQ(0, trace_open(&a, -1, pp.cpu, DTL_EVENT_TRACE, 1000000, 64));
+	ASSERT_EQ(0, trace_open(&b, -1, pp.cpu, DTL_EVENT_TRACE, 5000000, 64));
+	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pingpong_run(&pp));
+	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_DISABLE, 0));
+	na = trace_take(&a, recs, MAX_RECORDS);
+	nb = trace_take(&b, recs2, MAX_RECORDS);
+	ASSERT_GT(na, 2 * pp.rounds);
+	ASSERT_GT(nb, 2 * pp.rounds);
+	/* Match the overlapping sequence range record by record. */
+	for (i = 0, j = 0; i < na && j < nb;) {
+		if (recs[i].seq < recs2[j].seq) {
+			i++;
+		} else if (recs[i].seq > recs2[j].seq) {
+			j++;
+		} else {
+			ASSERT_EQ(0, memcmp(&recs[i], &recs2[j],
+					    sizeof(recs[i])))
+				TH_LOG("record %llu differs",
+				       (unsigned long long)recs[i].seq);
+			same++;
+			i++;
+			j++;
+		}
+	}
+	TH_LOG("sessions: %zu and %zu records, %zu in common", na, nb, same);
+	EXPECT_GT(same, 2 * pp.rounds);
+	trace_close(&a);
+	trace_close(&b);
+}
+
+/*
+ * A per-task trace event on the pong thread: only records naming it, one
+ * dispatch of it per round.
+ */
+struct task_trace {
+	struct pingpong pp;
+	struct trace t;
+	int ready[2], go[2];
+};
+
+static void *traced_pong(void *arg)
+{
+	struct task_trace *tt = arg;
+	char c;
+
+	tt->pp.tid = gettid();
+	if (write(tt->ready[1], "r", 1) != 1 || read(tt->go[0], &c, 1) != 1)
+		return NULL;
+	return pong_main(&tt->pp);
+}
+
+TEST(per_task)
+{
+	struct task_trace tt = { .pp = { .cpu = last_cpu(), .rounds = 300 } };
+	unsigned int mine = 0, disp = 0;
+	pthread_t th;
+	char c = 'x';
+	size_t n, i;
+
+	ASSERT_EQ(0, pipe(tt.ready));
+	ASSERT_EQ(0, pipe(tt.go));
+	ASSERT_EQ(0, pipe(tt.pp.to));
+	ASSERT_EQ(0, pipe(tt.pp.from));
+	ASSERT_EQ(0, pthread_create(&th, NULL, traced_pong, &tt));
+	ASSERT_EQ(1, read(tt.ready[0], &c, 1));
+	ASSERT_EQ(0, trace_open(&tt.t, tt.pp.tid, -1, DTL_EVENT_TRACE, 0, 64))
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(tt.t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(1, write(tt.go[1], "g", 1));
+	pin_to(tt.pp.cpu);
+	for (i = 0; i < (size_t)tt.pp.rounds; i++) {
+		ASSERT_EQ(1, write(tt.pp.to[1], &c, 1));
+		ASSERT_EQ(1, read(tt.pp.from[0], &c, 1));
+	}
+	pthread_join(th, NULL);
+	n = trace_take(&tt.t, recs, MAX_RECORDS);
+	for (i = 0; i < n; i++) {
+		ASSERT_NE(DTL_KIND_LOST, recs[i].kind);
+		if (recs[i].prev_tid == (uint32_t)tt.pp.tid ||
+		    recs[i].next_tid == (uint32_t)tt.pp.tid)
+			mine++;
+		if (recs[i].kind != DTL_KIND_MIGRATE &&
+		    recs[i].next_tid == (uint32_t)tt.pp.tid)
+			disp++;
+	}
+	TH_LOG("%zu records, %u naming the task, %u dispatches of it", n,
+	       mine, disp);
+	EXPECT_EQ(n, mine);
+	EXPECT_GE(disp, tt.pp.rounds);
+	EXPECT_LE(disp, tt.pp.rounds + 20);
+	trace_close(&tt.t);
+}
+
+/* The busy file names the CPU, the use and the owner while it lasts. */
+TEST(busy_file)
+{
+	char buf[4096], want[64];
+	int cpu = last_cpu();
+	struct trace t;
+
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/busy", buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "cpu%d: idle", cpu);
+	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("busy: %s", buf);
+
+	ASSERT_EQ(0, trace_open(&t, -1, cpu, DTL_EVENT_TRACE, 0, 4));
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/busy", buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "cpu%d:\n tracing pid=%d comm=", cpu,
+		 getpid());
+	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("busy: %s", buf);
+	trace_close(&t);
+
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/busy", buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "cpu%d: idle", cpu);
+	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("busy: %s", buf);
+}
+
+/* Bad AUX setups: a counting event, a buffer under 2 pages. */
+TEST(bad_aux)
+{
+	struct trace t;
+	__u64 config;
+
+	ASSERT_EQ(0, dtl_event_config("dispatches", &config));
+	EXPECT_EQ(-ENOMEM, trace_open(&t, 0, -1, config, 0, 4));
+	trace_close(&t);
+	EXPECT_EQ(-ENOMEM, trace_open(&t, 0, -1, DTL_EVENT_TRACE, 0, 1));
+	trace_close(&t);
+	EXPECT_EQ(0, dtl_hook_users());
+}
+
+TEST_HARNESS_MAIN
