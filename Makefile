@@ -10,6 +10,7 @@
 #   make bench        benchmarks, prints tables
 #   make vm-run SCRIPT=path   run any script in the guest with dtl loaded
 #   make module       the out-of-tree module against Debian's headers
+#   make perf         perf 6.12 with dtl's decoder (perf-dtl in the guest)
 #
 # KERNEL=path/to/vmlinux boots another kernel (default: Debian's 6.12).
 
@@ -28,7 +29,7 @@ KERNEL_FILES	:= $(shell git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
 			'arch/*.c' 'arch/*.h' 'tools/*.c' 'tools/*.h' 2>/dev/null | \
 			grep -v '^tools/include/')
 
-.PHONY: all setup module selftests demo check checkpatch bench vm-run clean
+.PHONY: all setup module selftests perf demo check checkpatch bench vm-run clean
 
 all: module
 
@@ -41,19 +42,22 @@ module: setup
 selftests: setup
 	@$(TB)/build-tests.sh
 
-demo: module selftests
+perf: setup
+	@$(TB)/build-perf.sh >/dev/null
+
+demo: module selftests perf
 	@$(TB)/demo.sh
 
-check: module selftests
+check: module selftests perf
 	@$(TB)/check.sh
 
 checkpatch: setup
 	@$(TB)/checkpatch.sh $(KERNEL_FILES)
 
-bench: module selftests
+bench: module selftests perf
 	@bench/run.sh
 
-vm-run: module selftests
+vm-run: module selftests perf
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh" >&2; exit 2; }
 	@$(TB)/vm-run.sh -f $(CACHE)/build/tests=dtl/tests $(SCRIPT)
 

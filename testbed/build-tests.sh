@@ -24,7 +24,7 @@ if [ ! -f "$hdr/usr/include/linux/perf_event.h" ]; then
 	make -s -C "$DTL_SRC" O="$hdr" headers >/dev/null
 fi
 
-mkdir -p "$out/kselftest" "$out/dtl" "$out/perf_events"
+mkdir -p "$out/kselftest" "$out/dtl" "$out/perf_events" "$out/perf"
 for t in dtl perf_events; do
 	make -s -C "$tree/tools/testing/selftests/$t" OUTPUT="$out/$t" \
 		KHDR_INCLUDES="-isystem $hdr/usr/include" >/dev/null
@@ -32,5 +32,6 @@ done
 cp "$tree"/tools/testing/selftests/dtl/*.sh "$tree/tools/testing/selftests/dtl/settings" \
 	"$out/dtl/"
 cp "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh" "$out/kselftest/"
+cp "$tree"/tools/perf/tests/shell/test_dtl.sh "$out/perf/"
 cp "$DTL_TOP"/testbed/guest/*.sh "$out/"
 cp "$DTL_TOP/testbed/expected-perf_events.txt" "$out/"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Lay the repo's kernel and tools files over a Linux tree as the upstream
-# patch would, and apply the edits to existing files kept in patches/linux.
+# patch would, and apply the edits to existing files kept in patches/ (linux:
+# the kernel tree, perf: tools/perf).
 # The tree may be a hard-linked copy of a pristine one: files are replaced,
 # never written through.
 # usage: overlay.sh TREE
@@ -12,13 +13,25 @@ for d in drivers include arch tools Documentation; do
 	[ -d "$DTL_TOP/$d" ] || continue
 	rsync -rlpt --checksum "$DTL_TOP/$d/" "$tree/$d/"
 done
-for p in "$DTL_TOP"/patches/linux/*.patch; do
-	[ -e "$p" ] || continue
-	if patch -d "$tree" -p1 -R -s -f --dry-run <"$p" >/dev/null 2>&1; then
-		continue	# already applied
+# Apply the patches to pristine copies of the files they touch, then
+# replace only the files whose content changed: make sees no new mtimes on
+# a second run.
+patches=$(ls "$DTL_TOP"/patches/*/*.patch 2>/dev/null || true)
+[ -n "$patches" ] || exit 0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+files=$(sed -n 's|^+++ b/||p' $patches | sort -u)
+for f in $files; do
+	mkdir -p "$work/$(dirname "$f")"
+	[ -f "$DTL_SRC/$f" ] && cp "$DTL_SRC/$f" "$work/$f"
+done
+for p in $patches; do
+	patch -d "$work" -p1 -s -N --no-backup-if-mismatch <"$p" ||
+		die "$(basename "$p") does not apply to $DTL_SRC"
+done
+for f in $files; do
+	if ! cmp -s "$work/$f" "$tree/$f"; then
+		mkdir -p "$(dirname "$tree/$f")"
+		cp "$work/$f" "$tree/$f.dtl" && mv "$tree/$f.dtl" "$tree/$f"
 	fi
-	for f in $(sed -n 's|^+++ b/||p' "$p"); do
-		[ -f "$tree/$f" ] && cp "$tree/$f" "$tree/$f.dtl" && mv "$tree/$f.dtl" "$tree/$f"
-	done
-	patch -d "$tree" -p1 -s -N <"$p" || die "$(basename "$p") does not apply to $tree"
 done

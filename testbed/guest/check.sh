@@ -29,6 +29,21 @@ run() {
 	fi
 }
 
+# perf_shell NAME: a perf shell test (tools/perf/tests/shell), run with
+# perf-dtl as "perf"; exit 0 pass, 2 skip, else fail.
+perf_shell() {
+	name=$1
+	echo "# ==== perf shell test $name (perf-dtl)"
+	PATH=/usr/lib/perf-dtl/bin:$PATH timeout 300 sh "perf/$name.sh" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	case $rc in
+	0) echo "ok 1 perf/$name"; echo "DTL-RESULT perf/$name 1 0 0" ;;
+	2) echo "ok 1 perf/$name # SKIP $(tail -1 "$out")"; echo "DTL-RESULT perf/$name 0 0 1" ;;
+	*) echo "not ok 1 perf/$name (exit $rc)"; echo "DTL-RESULT perf/$name 0 1 0" ;;
+	esac
+}
+
 # stock NAME: a stock perf_events selftest; it passes when its totals are
 # the ones recorded in expected-perf_events.txt.
 stock() {
@@ -52,6 +67,7 @@ run dtl_count 300 dtl/dtl_count
 run dtl_errors 120 dtl/dtl_errors
 run dtl_trace 300 dtl/dtl_trace
 run dtl_perf_stat 120 dtl/dtl_perf_stat.sh
+perf_shell test_dtl
 run dtl_module 60 dtl/dtl_module.sh /dtl/dtl_pmu.ko
 for t in mmap remove_on_exec sigtrap_threads watermark_signal; do
 	stock $t

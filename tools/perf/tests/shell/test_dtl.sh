@@ -1,0 +1,109 @@
+#!/bin/sh
+# dtl dispatch trace log: record, decode, interleave, loss, pipe mode
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Records the dtl trace event with sched:sched_switch and checks what perf
+# makes of it.  Exit 0 pass, 1 fail, 2 skip (no dtl PMU).
+
+skip() {
+	echo "skip: $1"
+	exit 2
+}
+
+[ -d /sys/bus/event_source/devices/dtl ] || skip "no dtl PMU (load dtl_pmu)"
+perf list 2>/dev/null | grep -q 'dtl/all/' || skip "perf does not list dtl/all/"
+
+tmp=$(mktemp -d /tmp/perf_test_dtl.XXXXXX)
+cleanup() {
+	rm -rf "$tmp"
+	trap - EXIT TERM INT
+}
+trap 'cleanup; exit 1' TERM INT
+trap cleanup EXIT
+
+err=0
+fail() {
+	echo "FAIL: $1"
+	err=1
+}
+
+# Ten sleeps: each blocks, is woken and dispatched.
+cat >"$tmp/workload" <<'WL'
+for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.01; done
+WL
+
+# 1. Record with a tracepoint, decode, merge in time order.
+echo "record: dtl/all/ + sched:sched_switch"
+if ! perf record -q -o "$tmp/data" -e dtl/all/ -e sched:sched_switch -a \
+	-- sh "$tmp/workload" 2>"$tmp/rec.err"; then
+	cat "$tmp/rec.err"
+	fail "perf record -e dtl/all/"
+fi
+perf script -i "$tmp/data" -F comm,tid,cpu,time,event,synth,trace \
+	>"$tmp/script" 2>"$tmp/script.err" || fail "perf script"
+ndtl=$(grep -c ' dtl: ' "$tmp/script")
+nsw=$(grep -c 'sched:sched_switch:' "$tmp/script")
+nblock=$(grep -c ' dtl: *block ' "$tmp/script")
+echo "script: $ndtl dtl records, $nblock block records, $nsw sched_switch events"
+[ "$ndtl" -ge 20 ] || fail "too few dtl records ($ndtl)"
+[ "$nblock" -ge 10 ] || fail "too few block records ($nblock): the sleeps block"
+# Every record names both tasks and carries its fields.
+grep ' dtl: *block ' "$tmp/script" | head -1 |
+	grep -Eq 'seq=[0-9]+ .*:[0-9]+/[0-9]+ ran=[0-9]+ steal=[0-9]+ => .*:[0-9]+/[0-9]+ wait=[0-9]+ blocked=' ||
+	fail "a block record lacks fields"
+grep -q ' dtl: .* => sleep:' "$tmp/script" || fail "no dispatch of a task named sleep"
+# Merged in time order: the time column never goes back.
+awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0;
+	if (t < last) { bad = 1 } last = t; break } } END { exit bad }' "$tmp/script" ||
+	fail "perf script output is not in time order"
+# Each switch is one sched_switch event and one dtl record (the two events
+# start and stop a little apart: allow 10 % and a few).
+nswitch=$(grep ' dtl: ' "$tmp/script" | grep -Evc ' dtl: *(migrate|lost) ')
+if [ $((nswitch * 10)) -lt $((nsw * 9 - 50)) ] || [ $((nswitch * 9)) -gt $((nsw * 10 + 50)) ]; then
+	fail "$nswitch switch records vs $nsw sched_switch events"
+fi
+
+# 2. perf report -D dumps raw records.
+perf report -D -i "$tmp/data" 2>/dev/null | grep -q '\. \.\.\. DTL data: size' ||
+	fail "perf report -D shows no DTL data"
+
+# 3. Pipe mode.
+perf record -q -o - -e dtl/all/ -a -- sh "$tmp/workload" 2>/dev/null |
+	perf script -i - -F event,synth >"$tmp/pipe" 2>/dev/null
+npipe=$(grep -c 'dtl: ' "$tmp/pipe")
+echo "pipe mode: $npipe dtl records"
+[ "$npipe" -ge 20 ] || fail "pipe mode decoded $npipe records"
+
+# 4. Loss: a 2-page AUX buffer drained once a second loses records; perf
+# shows LOST records and counts them per CPU.
+perf record -q -o "$tmp/lost" -m 64,2 -c 1000000000 -e dtl/all/ -C 0 \
+	-- taskset -c 0 sh -c 'i=0; while [ $i -lt 400 ]; do i=$((i + 1)); sleep 0; done' 2>/dev/null
+perf script -i "$tmp/lost" -F event,synth >"$tmp/lost.script" 2>"$tmp/lost.err"
+nlost=$(grep -c ' lost seq=' "$tmp/lost.script")
+echo "loss: $nlost LOST records; $(grep 'records lost' "$tmp/lost.err")"
+[ "$nlost" -ge 1 ] || fail "no LOST record with a 2-page AUX buffer"
+grep -q 'dtl: cpu 0: [0-9]* records lost' "$tmp/lost.err" ||
+	fail "perf script did not report the lost records of cpu 0"
+
+# 5. Bad input gets a clear message.
+perf record -o "$tmp/bad" -e dtl/dispatches/ -a -- true 2>"$tmp/bad.err" &&
+	fail "perf record accepted a counting event"
+grep -q 'counting event' "$tmp/bad.err" || fail "no message for a counting event: $(cat "$tmp/bad.err")"
+perf record -o "$tmp/bad" -F 100 -e dtl/all/ -a -- true 2>"$tmp/bad.err" &&
+	fail "perf record accepted -F for dtl"
+grep -q 'use -c' "$tmp/bad.err" || fail "no message for -F: $(cat "$tmp/bad.err")"
+
+# 6. The runqlat-style histogram dlfilter.
+dlf=${DTL_DLFILTER:-$(perf --exec-path)/dlfilters/dlfilter-dtl-runqlat.so}
+if [ -f "$dlf" ]; then
+	perf script -i "$tmp/data" --dlfilter "$dlf" >"$tmp/hist" 2>&1 ||
+		fail "perf script --dlfilter $dlf"
+	grep -q '^tid = [0-9]* sleep: [0-9]* dispatches' "$tmp/hist" ||
+		fail "no histogram for the sleep tasks: $(head -20 "$tmp/hist")"
+	grep -q ' dtl: ' "$tmp/hist" && fail "the dlfilter let records through"
+else
+	fail "dlfilter $dlf not found"
+fi
+
+[ $err = 0 ] && echo "test_dtl: all checks passed"
+exit $err

@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Dispatch Trace Log PMU support.
+ *
+ * Recording: "perf record -e dtl/all/" maps an AUX buffer for the dtl
+ * trace event and saves it as PERF_RECORD_AUXTRACE data, one auxtrace
+ * queue per CPU.
+ *
+ * Decoding: the records of each CPU's queue are turned into samples of a
+ * synthesized "dtl" event, merged in time order with the other recorded
+ * events through a heap keyed by the time of each queue's next record,
+ * as the powerpc vpa-dtl and Intel BTS decoders do.  perf script prints
+ * each sample's record (perf_sample__fprintf_synth_dtl()); perf report -D
+ * dumps the raw records.  LOST records are printed where they occur and
+ * counted per CPU.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include "auxtrace.h"
+#include "color.h"
+#include "debug.h"
+#include "dtl.h"
+#include "evlist.h"
+#include "evsel.h"
+#include "machine.h"
+#include "pmu.h"
+#include "pmus.h"
+#include "record.h"
+#include "sample.h"
+#include "session.h"
+#include "thread.h"
+#include "tool.h"
+#include <internal/lib.h>
+
+#define MAX_TIMESTAMP (~0ULL)
+
+struct dtl {
+	struct auxtrace		auxtrace;
+	struct auxtrace_queues	queues;
+	struct auxtrace_heap	heap;
+	struct perf_session	*session;
+	struct machine		*machine;
+	u32			auxtrace_type;
+	u32			pmu_type;
+	u64			sample_id;
+	u64			sample_type;
+	bool			synth;		/* deliver samples */
+	bool			data_queued;	/* queued from the index */
+};
+
+struct dtl_queue {
+	struct dtl		*dtl;
+	unsigned int		queue_nr;
+	struct auxtrace_buffer	*buffer;
+	size_t			pos;		/* next record in @buffer */
+	int			cpu;
+	bool			on_heap;
+	unsigned long long	records;
+	unsigned long long	lost;
+	unsigned long long	bad;
+};
+
+static const char * const dtl_kind_names[DTL_KIND_MAX] = {
+	[DTL_KIND_DISPATCH]	= "dispatch",
+	[DTL_KIND_PREEMPT]	= "preempt",
+	[DTL_KIND_BLOCK]	= "block",
+	[DTL_KIND_EXIT]		= "exit",
+	[DTL_KIND_MIGRATE]	= "migrate",
+	[DTL_KIND_LOST]		= "lost",
+};
+
+const char *dtl_kind_name(unsigned int kind)
+{
+	return kind < DTL_KIND_MAX ? dtl_kind_names[kind] : "unknown";
+}
+
+static struct dtl *session_to_dtl(struct perf_session *session)
+{
+	return container_of(session->auxtrace, struct dtl, auxtrace);
+}
+
+/* The comm of @tid, or "-" if the session does not know it. */
+static void dtl_comm(struct machine *machine, u32 pid, u32 tid, char *buf,
+		     size_t len)
+{
+	struct thread *thread = NULL;
+
+	if (machine)
+		thread = machine__find_thread(machine, pid, tid);
+	snprintf(buf, len, "%s", thread ? thread__comm_str(thread) : "-");
+	thread__put(thread);
+}
+
+/* One record as text: all fields, with task names from @machine. */
+int dtl_fprintf_entry(const struct dtl_entry *e, struct machine *machine,
+		      FILE *fp)
+{
+	char a[32], b[32], blocked[24];
+
+	switch (e->kind) {
+	case DTL_KIND_LOST:
+		return fprintf(fp, "%8s seq=%llu lost=%llu", "lost", e->seq,
+			       e->lost);
+	case DTL_KIND_MIGRATE:
+		dtl_comm(machine, e->prev_pid, e->prev_tid, a, sizeof(a));
+		return fprintf(fp, "%8s seq=%llu %s:%u/%u cpu %u -> %u",
+			       "migrate", e->seq, a, e->prev_pid, e->prev_tid,
+			       e->from_cpu, e->to_cpu);
+	default:
+		break;
+	}
+
+	dtl_comm(machine, e->prev_pid, e->prev_tid, a, sizeof(a));
+	dtl_comm(machine, e->next_pid, e->next_tid, b, sizeof(b));
+	if (e->flags & DTL_F_BLOCKED_UNKNOWN)
+		snprintf(blocked, sizeof(blocked), "?");
+	else
+		snprintf(blocked, sizeof(blocked), "%llu", e->blocked_ns);
+	return fprintf(fp,
+		       "%8s seq=%llu %s:%u/%u ran=%llu steal=%u%s => %s:%u/%u wait=%llu blocked=%s",
+		       dtl_kind_name(e->kind), e->seq, a, e->prev_pid,
+		       e->prev_tid, e->ran_ns, e->steal_ns,
+		       e->flags & DTL_F_STEAL_SATURATED ? "+" : "",
+		       b, e->next_pid, e->next_tid, e->wait_ns, blocked);
+}
+
+int perf_sample__fprintf_synth_dtl(struct perf_sample *sample,
+				   struct machine *machine, FILE *fp)
+{
+	struct perf_synth_dtl *data = perf_sample__synth_ptr(sample);
+
+	if (sample->raw_size < perf_synth__raw_size(*data))
+		return 0;
+	return fprintf(fp, " ") + dtl_fprintf_entry(&data->entry, machine, fp);
+}
+
+/* perf report -D */
+static void dtl_dump(struct dtl *dtl, const unsigned char *buf, size_t len)
+{
+	const char *color = PERF_COLOR_BLUE;
+	size_t pos;
+
+	printf(".\n");
+	color_fprintf(stdout, color,
+		      ". ... DTL data: size %zu bytes, %zu records\n", len,
+		      len / DTL_ENTRY_SIZE);
+	for (pos = 0; pos + DTL_ENTRY_SIZE <= len; pos += DTL_ENTRY_SIZE) {
+		struct dtl_entry e;
+
+		memcpy(&e, buf + pos, sizeof(e));
+		printf(".");
+		color_fprintf(stdout, color, "  %08zx: ", pos);
+		printf("cpu %u time %llu ", e.cpu, e.time);
+		dtl_fprintf_entry(&e, dtl->machine, stdout);
+		printf("\n");
+	}
+	if (pos != len)
+		color_fprintf(stdout, PERF_COLOR_RED,
+			      ". ... %zu trailing bytes: not a whole record\n",
+			      len - pos);
+}
+
+static struct dtl_queue *dtl_alloc_queue(struct dtl *dtl, unsigned int nr)
+{
+	struct dtl_queue *dq = zalloc(sizeof(*dq));
+
+	if (dq) {
+		dq->dtl = dtl;
+		dq->queue_nr = nr;
+		dq->cpu = -1;
+	}
+	return dq;
+}
+
+/*
+ * The next record of @dq, loading buffers as needed; false when the queue
+ * has no more data for now.
+ */
+static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
+{
+	struct auxtrace_queue *queue = &dq->dtl->queues.queue_array[dq->queue_nr];
+	int fd = perf_data__fd(dq->dtl->session->data);
+
+	while (1) {
+		if (!dq->buffer) {
+			dq->buffer = auxtrace_buffer__next(queue, NULL);
+			dq->pos = 0;
+			if (!dq->buffer)
+				return false;
+		}
+		if (!dq->buffer->data &&
+		    !auxtrace_buffer__get_data(dq->buffer, fd)) {
+			pr_err("dtl: cannot read AUX data of cpu %d\n", dq->cpu);
+			return false;
+		}
+		if (dq->pos + DTL_ENTRY_SIZE <= dq->buffer->size) {
+			memcpy(e, (char *)dq->buffer->data + dq->pos, sizeof(*e));
+			return true;
+		}
+		if (dq->pos != dq->buffer->size && !dq->bad++)
+			pr_warning("dtl: cpu %d: AUX data of %zu bytes is not a whole number of %d-byte records\n",
+				   dq->cpu, dq->buffer->size, DTL_ENTRY_SIZE);
+		auxtrace_buffer__drop_data(dq->buffer);
+		dq->buffer = auxtrace_buffer__next(queue, dq->buffer);
+		dq->pos = 0;
+		if (!dq->buffer)
+			return false;
+	}
+}
+
+static int dtl_deliver(struct dtl *dtl, struct dtl_queue *dq,
+		       const struct dtl_entry *e)
+{
+	union perf_event event;
+	struct perf_sample sample = { .ip = 0, };
+	struct perf_synth_dtl raw;
+	int ret;
+
+	if (!dtl->synth)
+		return 0;
+
+	memset(&raw, 0, sizeof(raw));
+	raw.entry = *e;
+
+	event.sample.header.type = PERF_RECORD_SAMPLE;
+	event.sample.header.misc = PERF_RECORD_MISC_KERNEL;
+	event.sample.header.size = sizeof(struct perf_event_header);
+
+	/* The sample belongs to the task that got the CPU. */
+	switch (e->kind) {
+	case DTL_KIND_LOST:
+		sample.pid = -1;
+		sample.tid = -1;
+		break;
+	case DTL_KIND_MIGRATE:
+		sample.pid = e->prev_pid;
+		sample.tid = e->prev_tid;
+		break;
+	default:
+		sample.pid = e->next_pid;
+		sample.tid = e->next_tid;
+		break;
+	}
+	sample.time = e->time;
+	sample.cpu = e->cpu;
+	sample.id = dtl->sample_id;
+	sample.stream_id = dtl->sample_id;
+	sample.period = 1;
+	sample.raw_size = perf_synth__raw_size(raw);
+	sample.raw_data = perf_synth__raw_data(&raw);
+
+	ret = perf_session__deliver_synth_event(dtl->session, &event, &sample);
+	if (ret)
+		pr_err("dtl: failed to deliver a sample, error %d\n", ret);
+	(void)dq;
+	return ret;
+}
+
+static int dtl_queue_consume(struct dtl_queue *dq, const struct dtl_entry *e)
+{
+	dq->pos += DTL_ENTRY_SIZE;
+	if (e->kind == DTL_KIND_LOST)
+		dq->lost += e->lost;
+	else
+		dq->records++;
+	return dtl_deliver(dq->dtl, dq, e);
+}
+
+static int dtl_setup_queues(struct dtl *dtl)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < dtl->queues.nr_queues; i++) {
+		struct auxtrace_queue *queue = &dtl->queues.queue_array[i];
+		struct dtl_queue *dq = queue->priv;
+		struct dtl_entry e;
+
+		if (list_empty(&queue->head))
+			continue;
+		if (!dq) {
+			dq = dtl_alloc_queue(dtl, i);
+			if (!dq)
+				return -ENOMEM;
+			dq->cpu = queue->cpu;
+			queue->priv = dq;
+		}
+		if (dq->on_heap || !dtl_queue_peek(dq, &e))
+			continue;
+		ret = auxtrace_heap__add(&dtl->heap, i, e.time);
+		if (ret)
+			return ret;
+		dq->on_heap = true;
+	}
+	return 0;
+}
+
+/* Deliver, in time order across CPUs, every record up to @timestamp. */
+static int dtl_process_queues(struct dtl *dtl, u64 timestamp)
+{
+	int ret;
+
+	if (dtl->queues.new_data) {
+		dtl->queues.new_data = false;
+		ret = dtl_setup_queues(dtl);
+		if (ret)
+			return ret;
+	}
+
+	while (dtl->heap.heap_cnt &&
+	       dtl->heap.heap_array[0].ordinal <= timestamp) {
+		unsigned int nr = dtl->heap.heap_array[0].queue_nr;
+		struct dtl_queue *dq = dtl->queues.queue_array[nr].priv;
+		struct dtl_entry e;
+
+		auxtrace_heap__pop(&dtl->heap);
+		dq->on_heap = false;
+		if (!dtl_queue_peek(dq, &e))
+			continue;
+		ret = dtl_queue_consume(dq, &e);
+		if (ret)
+			return ret;
+		if (dtl_queue_peek(dq, &e)) {
+			ret = auxtrace_heap__add(&dtl->heap, nr, e.time);
+			if (ret)
+				return ret;
+			dq->on_heap = true;
+		}
+	}
+	return 0;
+}
+
+static int dtl_process_event(struct perf_session *session,
+			     union perf_event *event __maybe_unused,
+			     struct perf_sample *sample,
+			     const struct perf_tool *tool)
+{
+	struct dtl *dtl = session_to_dtl(session);
+	u64 timestamp = 0;
+
+	if (dump_trace)
+		return 0;
+	if (!tool->ordered_events) {
+		pr_err("dtl: decoding needs ordered events\n");
+		return -EINVAL;
+	}
+	if (sample->time && sample->time != (unsigned long long)-1)
+		timestamp = sample->time;
+	/* Records up to this event's time come first. */
+	return dtl_process_queues(dtl, timestamp ? timestamp - 1 : 0);
+}
+
+static int dtl_process_auxtrace_event(struct perf_session *session,
+				      union perf_event *event,
+				      const struct perf_tool *tool __maybe_unused)
+{
+	struct dtl *dtl = session_to_dtl(session);
+	struct auxtrace_buffer *buffer;
+	int fd = perf_data__fd(session->data);
+	off_t data_offset;
+	int err;
+
+	/* The file's index has queued this data already. */
+	if (dtl->data_queued)
+		return 0;
+
+	if (perf_data__is_pipe(session->data)) {
+		data_offset = 0;
+	} else {
+		data_offset = lseek(fd, 0, SEEK_CUR);
+		if (data_offset == -1)
+			return -errno;
+	}
+
+	err = auxtrace_queues__add_event(&dtl->queues, session, event,
+					 data_offset, &buffer);
+	if (err)
+		return err;
+
+	/* Dump now: a piped trace has just been copied out of the pipe. */
+	if (dump_trace && auxtrace_buffer__get_data(buffer, fd)) {
+		dtl_dump(dtl, buffer->data, buffer->size);
+		auxtrace_buffer__put_data(buffer);
+	}
+	return 0;
+}
+
+static int dtl_flush(struct perf_session *session,
+		     const struct perf_tool *tool __maybe_unused)
+{
+	struct dtl *dtl = session_to_dtl(session);
+	unsigned int i;
+	int ret;
+
+	if (dump_trace)
+		return 0;
+
+	ret = dtl_process_queues(dtl, MAX_TIMESTAMP);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < dtl->queues.nr_queues; i++) {
+		struct dtl_queue *dq = dtl->queues.queue_array[i].priv;
+
+		if (dq && dq->lost)
+			pr_warning("dtl: cpu %d: %llu records lost (%llu decoded)\n",
+				   dq->cpu, dq->lost, dq->records);
+	}
+	return 0;
+}
+
+static void dtl_free_events(struct perf_session *session)
+{
+	struct dtl *dtl = session_to_dtl(session);
+	unsigned int i;
+
+	for (i = 0; i < dtl->queues.nr_queues; i++)
+		zfree(&dtl->queues.queue_array[i].priv);
+	auxtrace_queues__free(&dtl->queues);
+}
+
+static void dtl_free(struct perf_session *session)
+{
+	struct dtl *dtl = session_to_dtl(session);
+
+	auxtrace_heap__free(&dtl->heap);
+	dtl_free_events(session);
+	session->auxtrace = NULL;
+	free(dtl);
+}
+
+static bool dtl_evsel_is_auxtrace(struct perf_session *session,
+				  struct evsel *evsel)
+{
+	return evsel->core.attr.type == session_to_dtl(session)->pmu_type;
+}
+
+static void dtl_set_event_name(struct evlist *evlist, u64 id,
+			       const char *name)
+{
+	struct evsel *evsel;
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (evsel->core.id && evsel->core.id[0] == id) {
+			free(evsel->name);
+			evsel->name = strdup(name);
+			break;
+		}
+	}
+}
+
+/* Add the synthesized "dtl" event that the decoded records are samples of. */
+static int dtl_synth_events(struct dtl *dtl, struct perf_session *session)
+{
+	struct perf_event_attr attr;
+	struct evsel *evsel, *found = NULL;
+	u64 id;
+	int err;
+
+	evlist__for_each_entry(session->evlist, evsel) {
+		if (evsel->core.attr.type == dtl->pmu_type && evsel->core.ids) {
+			found = evsel;
+			break;
+		}
+	}
+	if (!found) {
+		pr_debug("dtl: no dtl trace event with an id\n");
+		return 0;
+	}
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SYNTH;
+	attr.config = PERF_SYNTH_DTL;
+	/*
+	 * A record is at no address, but perf script's default fields for
+	 * synthesized events include the symbol, which needs an IP: it is 0.
+	 */
+	attr.sample_type = (found->core.attr.sample_type & PERF_SAMPLE_MASK) |
+			   PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			   PERF_SAMPLE_RAW | PERF_SAMPLE_IDENTIFIER;
+	attr.sample_period = 1;
+	attr.sample_id_all = found->core.attr.sample_id_all;
+	attr.exclude_guest = found->core.attr.exclude_guest;
+
+	id = found->core.id[0] + 1000000000;
+	if (!id)
+		id = 1;
+	err = perf_session__deliver_synth_attr_event(session, &attr, id);
+	if (err) {
+		pr_err("dtl: cannot synthesize the dtl event: %d\n", err);
+		return err;
+	}
+	dtl->sample_id = id;
+	dtl->sample_type = attr.sample_type;
+	dtl->synth = true;
+	dtl_set_event_name(session->evlist, id, "dtl");
+	return 0;
+}
+
+int dtl_process_auxtrace_info(union perf_event *event,
+			      struct perf_session *session)
+{
+	struct perf_record_auxtrace_info *info = &event->auxtrace_info;
+	struct dtl *dtl;
+	int err;
+
+	if (info->header.size < sizeof(*info) + DTL_AUXTRACE_PRIV_SIZE)
+		return -EINVAL;
+	if (info->priv[DTL_FORMAT] != DTL_FORMAT_VERSION) {
+		pr_err("dtl: record format %llu is not supported (perf decodes %d)\n",
+		       (unsigned long long)info->priv[DTL_FORMAT], DTL_FORMAT_VERSION);
+		return -EINVAL;
+	}
+
+	dtl = zalloc(sizeof(*dtl));
+	if (!dtl)
+		return -ENOMEM;
+
+	err = auxtrace_queues__init(&dtl->queues);
+	if (err)
+		goto err_free;
+
+	dtl->session = session;
+	dtl->machine = &session->machines.host;
+	dtl->auxtrace_type = info->type;
+	dtl->pmu_type = info->priv[DTL_PMU_TYPE];
+
+	dtl->auxtrace.process_event = dtl_process_event;
+	dtl->auxtrace.process_auxtrace_event = dtl_process_auxtrace_event;
+	dtl->auxtrace.flush_events = dtl_flush;
+	dtl->auxtrace.free_events = dtl_free_events;
+	dtl->auxtrace.free = dtl_free;
+	dtl->auxtrace.evsel_is_auxtrace = dtl_evsel_is_auxtrace;
+	session->auxtrace = &dtl->auxtrace;
+
+	if (dump_trace) {
+		fprintf(stdout, "  PMU Type           %lld\n",
+			(long long)info->priv[DTL_PMU_TYPE]);
+		fprintf(stdout, "  Format             %lld\n",
+			(long long)info->priv[DTL_FORMAT]);
+		return 0;
+	}
+
+	err = dtl_synth_events(dtl, session);
+	if (err)
+		goto err_free_queues;
+
+	err = auxtrace_queues__process_index(&dtl->queues, session);
+	if (err)
+		goto err_free_queues;
+	dtl->data_queued = dtl->queues.populated;
+	return 0;
+
+err_free_queues:
+	auxtrace_queues__free(&dtl->queues);
+	session->auxtrace = NULL;
+err_free:
+	free(dtl);
+	return err;
+}
+
+/* Recording */
+
+struct dtl_recording {
+	struct auxtrace_record	itr;
+	struct perf_pmu		*pmu;
+};
+
+static size_t dtl_info_priv_size(struct auxtrace_record *itr __maybe_unused,
+				 struct evlist *evlist __maybe_unused)
+{
+	return DTL_AUXTRACE_PRIV_SIZE;
+}
+
+static int dtl_info_fill(struct auxtrace_record *itr,
+			 struct perf_session *session __maybe_unused,
+			 struct perf_record_auxtrace_info *info,
+			 size_t priv_size)
+{
+	struct dtl_recording *dr = container_of(itr, struct dtl_recording, itr);
+
+	if (priv_size != DTL_AUXTRACE_PRIV_SIZE)
+		return -EINVAL;
+	info->type = PERF_AUXTRACE_DTL;
+	info->priv[DTL_PMU_TYPE] = dr->pmu->type;
+	info->priv[DTL_FORMAT] = DTL_FORMAT_VERSION;
+	return 0;
+}
+
+static int dtl_recording_options(struct auxtrace_record *itr,
+				 struct evlist *evlist,
+				 struct record_opts *opts)
+{
+	struct dtl_recording *dr = container_of(itr, struct dtl_recording, itr);
+	struct evsel *evsel;
+
+	if (opts->auxtrace_snapshot_mode || opts->auxtrace_sample_mode) {
+		pr_err("dtl: snapshot and AUX sampling modes are not supported by perf yet\n");
+		return -EINVAL;
+	}
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (evsel->core.attr.type != dr->pmu->type)
+			continue;
+		if ((evsel->core.attr.config & DTL_CONFIG_EVENT_MASK) !=
+		    DTL_EVENT_TRACE) {
+			pr_err("dtl: %s is a counting event: use perf stat, or a trace event such as dtl/all/\n",
+			       evsel__name(evsel));
+			return -EINVAL;
+		}
+		if (opts->user_freq != UINT_MAX) {
+			pr_err("dtl: the sample period is the poll interval in ns: use -c, not -F\n");
+			return -EINVAL;
+		}
+		/* The poll interval: -c, or the PMU's default. */
+		evsel->core.attr.freq = 0;
+		if (opts->user_interval == ULLONG_MAX)
+			evsel->core.attr.sample_period = DTL_POLL_DEFAULT_NS;
+		evsel->needs_auxtrace_mmap = true;
+		evsel__set_sample_bit(evsel, TIME);
+		evsel__set_sample_bit(evsel, CPU);
+		opts->full_auxtrace = true;
+	}
+
+	if (opts->full_auxtrace && !opts->auxtrace_mmap_pages) {
+		/* 1 MiB: 16384 records, about a second of switches. */
+		opts->auxtrace_mmap_pages = (1024 * 1024) / page_size;
+	}
+	return 0;
+}
+
+/* Records carry their own timestamps: buffers need no reference. */
+static u64 dtl_reference(struct auxtrace_record *itr __maybe_unused)
+{
+	return 0;
+}
+
+static void dtl_recording_free(struct auxtrace_record *itr)
+{
+	free(container_of(itr, struct dtl_recording, itr));
+}
+
+struct auxtrace_record *dtl_recording_init(struct evlist *evlist, int *err)
+{
+	struct perf_pmu *pmu = perf_pmus__find(DTL_PMU_NAME);
+	struct dtl_recording *dr;
+	struct evsel *evsel;
+	bool found = false;
+
+	*err = 0;
+	if (!pmu || !evlist)
+		return NULL;
+	evlist__for_each_entry(evlist, evsel)
+		found |= evsel->core.attr.type == pmu->type;
+	if (!found)
+		return NULL;
+
+	dr = zalloc(sizeof(*dr));
+	if (!dr) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	dr->pmu = pmu;
+	dr->itr.recording_options = dtl_recording_options;
+	dr->itr.info_priv_size = dtl_info_priv_size;
+	dr->itr.info_fill = dtl_info_fill;
+	dr->itr.free = dtl_recording_free;
+	dr->itr.reference = dtl_reference;
+	dr->itr.read_finish = auxtrace_record__read_finish;
+	dr->itr.alignment = DTL_ENTRY_SIZE;
+	return &dr->itr;
+}
