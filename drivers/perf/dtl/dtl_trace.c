@@ -310,6 +310,25 @@ static void dtl_aux_put(struct dtl_aux *aux, unsigned long off,
 }
 
 /*
+ * Report the records @t lost, all with numbers before @seq, in a LOST
+ * record at offset @off of its AUX buffer.
+ */
+static void dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
+			 unsigned long off, u64 seq)
+{
+	struct dtl_entry lost = {
+		.time	= local_clock(),
+		.seq	= seq,
+		.lost	= t->lost,
+		.kind	= DTL_KIND_LOST,
+		.cpu	= smp_processor_id(),
+	};
+
+	dtl_aux_put(aux, off, &lost);
+	t->lost = 0;
+}
+
+/*
  * Copy the records of this CPU's log that @t has not read into its AUX
  * buffer.  Called on the log's CPU with interrupts disabled.
  */
@@ -320,8 +339,7 @@ static void dtl_trace_drain(struct dtl_trace *t)
 	struct dtl_entry *log = dc->log;
 	u64 mask = dtl_log_entries - 1;
 	u64 head = dc->head, seq, overrun;
-	unsigned long room, used = 0;
-	struct dtl_entry lost;
+	unsigned long room, reserve, used = 0;
 	struct dtl_aux *aux;
 	bool gap = false;
 
@@ -343,19 +361,17 @@ static void dtl_trace_drain(struct dtl_trace *t)
 		return;
 	}
 
-	/* In snapshot mode the buffer is overwritten: always room. */
+	/*
+	 * In snapshot mode the buffer is overwritten: always room.  Otherwise
+	 * one record's room is kept for a LOST record, so that a loss in this
+	 * drain is reported in it, even by the last drain before a stop.
+	 */
 	room = aux->overwrite ? ULONG_MAX : h->size;
+	reserve = aux->overwrite ? 0 : DTL_ENTRY_SIZE;
 
-	if (t->lost && room >= sizeof(lost)) {
-		memset(&lost, 0, sizeof(lost));
-		lost.time = local_clock();
-		lost.seq = seq;
-		lost.lost = t->lost;
-		lost.kind = DTL_KIND_LOST;
-		lost.cpu = smp_processor_id();
-		dtl_aux_put(aux, h->head, &lost);
-		used += sizeof(lost);
-		t->lost = 0;
+	if (t->lost && room >= DTL_ENTRY_SIZE) {
+		dtl_put_lost(t, aux, h->head, seq);
+		used += DTL_ENTRY_SIZE;
 		gap = true;
 	}
 
@@ -364,13 +380,18 @@ static void dtl_trace_drain(struct dtl_trace *t)
 
 		if (!dtl_filter_match(&t->filter, e))
 			continue;
-		if (room - used < sizeof(*e)) {
+		if (room - used < sizeof(*e) + reserve) {
 			t->lost++;
 			gap = true;
 			continue;
 		}
 		dtl_aux_put(aux, h->head + used, e);
 		used += sizeof(*e);
+	}
+
+	if (t->lost && room - used >= DTL_ENTRY_SIZE) {
+		dtl_put_lost(t, aux, h->head + used, head);
+		used += DTL_ENTRY_SIZE;
 	}
 
 	/*

@@ -74,10 +74,11 @@ npipe=$(grep -c 'dtl: ' "$tmp/pipe")
 echo "pipe mode: $npipe dtl records"
 [ "$npipe" -ge 20 ] || fail "pipe mode decoded $npipe records"
 
-# 4. Loss: a 2-page AUX buffer drained once a second loses records; perf
-# shows LOST records and counts them per CPU.
+# 4. Loss: a 2-page AUX buffer (127 records) drained once a second, under
+# 4000 context switches on CPU 0, loses records; perf shows LOST records
+# and counts them per CPU.
 perf record -q -o "$tmp/lost" -m 64,2 -c 1000000000 -e dtl/all/ -C 0 \
-	-- taskset -c 0 sh -c 'i=0; while [ $i -lt 400 ]; do i=$((i + 1)); sleep 0; done' 2>/dev/null
+	-- taskset -c 0 perf bench sched pipe -l 2000 >/dev/null 2>&1
 perf script -i "$tmp/lost" -F event,synth >"$tmp/lost.script" 2>"$tmp/lost.err"
 nlost=$(grep -c ' lost seq=' "$tmp/lost.script")
 echo "loss: $nlost LOST records; $(grep 'records lost' "$tmp/lost.err")"

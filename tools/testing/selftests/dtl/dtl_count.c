@@ -292,14 +292,19 @@ static void inherit_root(int go_fd, int result_fd)
  * Inherited per-task events over a process and its forked children.  The
  * children's schedstat is read from their zombies, which include the last
  * run; dtl charges that run when the exiting task's events are removed.
- * The context-switches software event counts switch-outs while the events
- * are attached, so it misses each task's final switch-out: it must equal
+ *
+ * Exact: the context-switches software event counts switch-outs while the
+ * events are attached, so it misses each task's last run: it must equal
  * dispatches minus the number of tasks.
  *
- * Tolerance: a task preempted between perf detaching its events in do_exit()
- * and its final schedule() has a run dtl cannot see, so dispatches and
- * preemptions may fall short of the kernel's by at most one per task; the
- * wait of such runs too, and the per-dispatch clock skew explained above.
+ * Against the scheduler's own counts: a task can still be preempted and
+ * dispatched again in do_exit() after perf has detached its events (on a
+ * debug kernel this happened ~10 times per task), and perf's own
+ * context-switches event misses those runs just as dtl does.  So dtl may
+ * count fewer dispatches than pcount, never more; every preemption it
+ * misses belongs to a run it misses; and the runs it sees are most of
+ * them (at least 3/4, also for the wait, which the per-dispatch clock
+ * skew explained above may raise by 50 us per dispatch).
  */
 TEST(inherit_fork)
 {
@@ -348,15 +353,14 @@ TEST(inherit_fork)
 	       total.delay_ns);
 
 	EXPECT_GE(v[0], INHERIT_CHILDREN * INHERIT_ROUNDS);
+	EXPECT_EQ(cs, v[0] - ntasks);
 	EXPECT_LE(v[0], (long long)total.pcount);
-	EXPECT_GE(v[0], (long long)total.pcount - ntasks);
-	EXPECT_LE(cs, v[0] - ntasks);
-	EXPECT_GE(cs, v[0] - 2 * ntasks);
+	EXPECT_GE(v[0], (long long)total.pcount * 3 / 4);
 	EXPECT_LE(v[1], (long long)total.nivcsw);
-	EXPECT_GE(v[1], (long long)total.nivcsw - ntasks);
+	EXPECT_LE((long long)total.nivcsw - v[1], (long long)total.pcount - v[0]);
 	EXPECT_LE(v[2], (long long)(total.delay_ns + total.delay_ns / 50 +
 				    50000ULL * v[0]));
-	EXPECT_GE(v[2], (long long)(total.delay_ns - total.delay_ns / 10));
+	EXPECT_GE(v[2], (long long)(total.delay_ns * 3 / 4));
 
 	for (j = 0; j < 3; j++)
 		close(fd[j]);
