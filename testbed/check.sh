@@ -8,7 +8,7 @@ set -uo pipefail
 pass=0 fail=0 skip=0
 result() {	# result NAME PASS FAIL SKIP
 	pass=$((pass + $2)) fail=$((fail + $3)) skip=$((skip + $4))
-	printf '%-32s pass %3d  fail %3d  skip %3d\n' "$1" "$2" "$3" "$4" >>"$summary"
+	printf '%-36s pass %3d  fail %3d  skip %3d\n' "$1" "$2" "$3" "$4" >>"$summary"
 }
 summary=$(mktemp)
 log=$(mktemp)
@@ -37,16 +37,36 @@ else
 	result host/build-W=1 0 1 0
 fi
 
-echo "# ==== guest: $(basename "${DTL_KERNEL:-$DTL_DEBKERNEL/vmlinux}")"
-"$DTL_TOP/testbed/vm-run.sh" -t 900 -f "$DTL_CACHE/build/tests=dtl/tests" \
-	"$DTL_TOP/testbed/guest/check.sh" | tee "$log"
-vmrc=${PIPESTATUS[0]}
-while read -r _ name p f s; do
-	result "$name" "$p" "$f" "$s"
-done < <(grep '^DTL-RESULT ' "$log")
-if [ "$vmrc" -ne 0 ]; then
+# guest_suite NAME VM-RUN-OPTIONS...: every guest test in one boot.
+guest_suite() {
+	local name=$1 vmrc
+	shift
+	echo "# ==== guest: $name"
+	"$DTL_TOP/testbed/vm-run.sh" -t 2400 -f "$DTL_CACHE/build/tests=dtl/tests" \
+		-f "$(command -v trinity)=usr/bin/trinity" "$@" \
+		"$DTL_TOP/testbed/guest/all.sh" | tee "$log"
+	vmrc=${PIPESTATUS[0]}
+	while read -r _ test p f s; do
+		result "$name:$test" "$p" "$f" "$s"
+	done < <(grep '^DTL-RESULT ' "$log")
 	# A splat, a timeout or a dead guest fails the run on its own.
-	result guest/vm 0 1 0
+	[ "$vmrc" -eq 0 ] || result "$name:vm" 0 1 0
+}
+
+guest_suite "${DTL_KERNEL:+custom}${DTL_KERNEL:-debian}"
+
+# The debug kernel: KASAN, lockdep, kmemleak, KUnit, timerlat, with dtl in
+# the tree.  Built once (~20 min on 2 cores), then cached.
+if [ "${DTL_DEBUG_KERNEL:-1}" = 0 ]; then
+	echo "# ==== debug kernel: skipped (DTL_DEBUG_KERNEL=0)"
+	result debug-kernel 0 0 1
+elif kbuild=$("$DTL_TOP/testbed/build-debug-kernel.sh"); then
+	result host/debug-kernel-build 1 0 0
+	DTL_KERNEL=$kbuild/vmlinux DTL_KO=$DTL_CACHE/build/module-debug/dtl_pmu.ko \
+	DTL_APPEND="kmemleak=on kunit.enable=1" \
+		guest_suite debug -f "$DTL_CACHE/build/module-debug/dtl_kunit.ko=dtl/dtl_kunit.ko"
+else
+	result host/debug-kernel-build 0 1 0
 fi
 
 echo

@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pkgs=(
-	qemu-system-x86 busybox-static cpio zstd rsync python3 file
+	qemu-system-x86 busybox-static cpio zstd rsync python3 file trinity
 	build-essential bc flex bison pkg-config libelf-dev libssl-dev
 	"linux-headers-$DTL_KVER=$DTL_KPKG"
 	"linux-source-6.12=$DTL_KPKG"

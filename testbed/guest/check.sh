@@ -1,67 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Runs in the guest: every test program, each printing TAP.  After each
-# program one line "DTL-RESULT <name> <pass> <fail> <skip>" for the host.
-cd /dtl/tests || exit 1
-out=/tmp/dtl-test.out
-
-totals() {
-	sed -n 's/^# Totals: pass:\([0-9]*\) fail:\([0-9]*\) xfail:[0-9]* xpass:[0-9]* skip:\([0-9]*\) error:\([0-9]*\).*/\1 \2 \3 \4/p' "$out" | tail -1
-}
-
-# run NAME TIMEOUT CMD...: a program of ours; its TAP totals are the result.
-run() {
-	name=$1 limit=$2
-	shift 2
-	echo "# ==== $name"
-	timeout "$limit" "$@" >"$out" 2>&1
-	rc=$?
-	cat "$out"
-	set -- $(totals)
-	if [ $# -ne 4 ]; then
-		echo "# $name: no TAP totals (exit status $rc): counted as one failure"
-		echo "DTL-RESULT $name 0 1 0"
-	elif [ $rc -ne 0 ] && [ "$2" = 0 ]; then
-		echo "# $name: exit status $rc with no failed test: counted as one failure"
-		echo "DTL-RESULT $name $1 1 $3"
-	else
-		echo "DTL-RESULT $name $1 $(($2 + $4)) $3"
-	fi
-}
-
-# perf_shell NAME: a perf shell test (tools/perf/tests/shell), run with
-# perf-dtl as "perf"; exit 0 pass, 2 skip, else fail.
-perf_shell() {
-	name=$1
-	echo "# ==== perf shell test $name (perf-dtl)"
-	PATH=/usr/lib/perf-dtl/bin:$PATH timeout 300 sh "perf/$name.sh" >"$out" 2>&1
-	rc=$?
-	cat "$out"
-	case $rc in
-	0) echo "ok 1 perf/$name"; echo "DTL-RESULT perf/$name 1 0 0" ;;
-	2) echo "ok 1 perf/$name # SKIP $(tail -1 "$out")"; echo "DTL-RESULT perf/$name 0 0 1" ;;
-	*) echo "not ok 1 perf/$name (exit $rc)"; echo "DTL-RESULT perf/$name 0 1 0" ;;
-	esac
-}
-
-# stock NAME: a stock perf_events selftest; it passes when its totals are
-# the ones recorded in expected-perf_events.txt.
-stock() {
-	name=$1
-	echo "# ==== stock perf_events/$name"
-	(cd perf_events && timeout 120 "./$name") >"$out" 2>&1
-	grep -E '^(not )?ok|# SKIP|^# Totals' "$out"
-	set -- $(totals)
-	got="$name ${1:-?} ${2:-?} ${3:-?}"
-	want=$(grep "^$name " expected-perf_events.txt)
-	if [ "$got" = "$want" ]; then
-		echo "ok 1 stock perf_events/$name as recorded (pass fail skip: ${got#* })"
-		echo "DTL-RESULT stock/$name 1 0 0"
-	else
-		echo "not ok 1 stock perf_events/$name: got '$got', recorded '$want'"
-		echo "DTL-RESULT stock/$name 0 1 0"
-	fi
-}
+# Runs in the guest: the functional tests, each printing TAP.
+. /dtl/tests/lib.sh
 
 run dtl_count 300 dtl/dtl_count
 run dtl_errors 120 dtl/dtl_errors

@@ -1,0 +1,63 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Runs in the guest after check.sh: KUnit, privilege, hotplug, fuzzing and
+# load/unload with kmemleak.  Meant for the debug kernel (KASAN, lockdep,
+# kmemleak, KUnit); what a kernel lacks is skipped with the reason.
+. /dtl/tests/lib.sh
+
+# KUnit suite "dtl" from dtl_kunit.ko: its KTAP subtests are the result.
+kunit() {
+	echo "# ==== KUnit: dtl"
+	if [ ! -d /sys/kernel/debug/kunit ]; then
+		result kunit/dtl 0 0 1 "this kernel has no KUnit"
+		return
+	fi
+	if ! insmod /dtl/dtl_kunit.ko; then
+		result kunit/dtl 0 1 0 "insmod dtl_kunit.ko failed"
+		return
+	fi
+	r=/sys/kernel/debug/kunit/dtl/results
+	cat "$r"
+	p=$(grep -c '^ *ok [0-9]* dtl_test_' "$r")
+	f=$(grep -c '^ *not ok [0-9]* dtl_test_' "$r")
+	rmmod dtl_kunit
+	if [ "$p" -gt 0 ] && grep -q '^ok [0-9]* dtl$' "$r"; then
+		result kunit/dtl "$p" "$f" 0 "$p KUnit cases passed"
+	else
+		result kunit/dtl "$p" $((f + 1)) 0 "the dtl suite did not pass"
+	fi
+}
+
+# A bounded trinity run over perf_event_open/ioctl/read/close/mmap, which
+# picks PMU types from sysfs, dtl's among them; then dtl must unload.
+fuzz() {
+	n=${DTL_FUZZ_SYSCALLS:-3000}
+	seed=${DTL_FUZZ_SEED:-42}
+	echo "# ==== trinity: $n syscalls, seed $seed"
+	if ! command -v trinity >/dev/null; then
+		result fuzz/trinity 0 0 1 "trinity is not in this guest"
+		return
+	fi
+	mkdir -p /tmp/trinity && chmod 777 /tmp/trinity
+	start=$(cut -d. -f1 /proc/uptime)
+	(cd /tmp/trinity && timeout 900 trinity --dangerous -q -C 2 -N "$n" -s "$seed" \
+		-c perf_event_open -c ioctl -c read -c close -c mmap \
+		--enable-fds=perf -l off) >/tmp/trinity.out 2>&1
+	rc=$?
+	secs=$(($(cut -d. -f1 /proc/uptime) - start))
+	tail -n 5 /tmp/trinity.out
+	if [ $rc -ne 0 ]; then
+		result fuzz/trinity 0 1 0 "trinity exited $rc after ${secs}s"
+	elif ! rmmod dtl_pmu; then
+		result fuzz/trinity 0 1 0 "dtl does not unload after fuzzing"
+	else
+		insmod /dtl/dtl_pmu.ko
+		result fuzz/trinity 1 0 0 "$n syscalls in ${secs}s, dtl unloads afterwards"
+	fi
+}
+
+kunit
+run dtl_paranoid 120 dtl/dtl_paranoid
+run dtl_hotplug 120 dtl/dtl_hotplug.sh
+fuzz
+run dtl_cycle 900 dtl/dtl_cycle

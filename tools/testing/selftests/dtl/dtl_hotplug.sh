@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# CPU hotplug while dtl counts and traces: the last CPU goes offline and
+# online again five times.  The CPU that stays online keeps counting, and
+# its trace has no gap; the guest harness fails the run on any splat.
+# Counting uses "perf", tracing "perf-dtl" (perf with dtl's decoder).
+
+DIR=$(dirname "$0")
+. "$DIR/../kselftest/ktap_helpers.sh"
+
+ktap_print_header
+cpu=$(($(nproc) - 1))
+online=/sys/devices/system/cpu/cpu$cpu/online
+if [ "$cpu" -lt 1 ] || [ ! -w "$online" ]; then
+	ktap_skip_all "needs a CPU that can go offline"
+	exit "$KSFT_SKIP"
+fi
+if [ ! -d /sys/bus/event_source/devices/dtl ]; then
+	ktap_skip_all "dtl is not loaded"
+	exit "$KSFT_SKIP"
+fi
+tracer=$(command -v perf-dtl)
+ktap_set_plan 5
+tmp=$(mktemp -d)
+trap 'echo 1 >"$online" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+perf stat -x, -C 0 -e dtl/dispatches/ -o "$tmp/stat0" -- sleep 4 &
+p0=$!
+perf stat -x, -C "$cpu" -e dtl/dispatches/,dtl/wait_ns/ -o "$tmp/stat1" -- sleep 4 &
+p1=$!
+if [ -n "$tracer" ]; then
+	$tracer record -q -o "$tmp/trace" -e dtl/all/ -C "0,$cpu" -- sleep 4 &
+	p2=$!
+fi
+# Start flipping once everybody is on the CPU, as the busy file shows.
+busy=/sys/bus/event_source/devices/dtl/busy
+want=2
+[ -n "$tracer" ] && want=3
+i=0
+while [ "$(sed -n "/^cpu$cpu:/,/^cpu[0-9]*:\|^task:/p" $busy | grep -c ' pid=')" -lt $want ] &&
+      [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+cat $busy
+flips=0
+for i in 1 2 3 4 5; do
+	echo 0 >"$online" && sleep 0.2 && echo 1 >"$online" && sleep 0.2 &&
+		flips=$((flips + 1))
+done
+if [ $flips = 5 ]; then
+	ktap_test_pass "cpu$cpu went offline and online 5 times while dtl counted and traced"
+else
+	ktap_test_fail "cpu$cpu offline/online: $flips of 5 flips worked"
+fi
+
+wait $p0
+d0=$(awk -F, '$3 == "dtl/dispatches/" { print $1 }' "$tmp/stat0")
+case "$d0" in
+''|*[!0-9]*) ktap_test_fail "cpu0 counting across the hotplug gave '$d0'" ;;
+*) if [ "$d0" -gt 0 ]; then
+	ktap_test_pass "cpu0 kept counting: $d0 dispatches"
+   else
+	ktap_test_fail "cpu0 counted no dispatch"
+   fi ;;
+esac
+
+if wait $p1; then
+	ktap_test_pass "perf stat on the hotplugged cpu$cpu ended normally ($(awk -F, '$3 == "dtl/dispatches/" { print $1 }' "$tmp/stat1") dispatches)"
+else
+	ktap_test_fail "perf stat on the hotplugged cpu$cpu failed"
+fi
+
+if [ -z "$tracer" ]; then
+	ktap_test_skip "no perf-dtl: the trace across the hotplug is not checked"
+	ktap_test_skip "no perf-dtl: the trace across the hotplug is not checked"
+else
+	wait $p2
+	$tracer script -i "$tmp/trace" -F cpu,event,synth 2>"$tmp/script.err" >"$tmp/script"
+	n0=$(grep -c '^\[000\] *dtl: ' "$tmp/script")
+	if [ "$n0" -gt 10 ]; then
+		ktap_test_pass "cpu0 trace across the hotplug: $n0 records"
+	else
+		ktap_test_fail "cpu0 trace across the hotplug: $n0 records"
+	fi
+	# Contiguous sequence numbers on cpu0, and no LOST record.
+	if [ "$n0" -gt 0 ] &&
+	   grep '^\[000\] *dtl: ' "$tmp/script" | sed -n 's/.* seq=\([0-9]*\).*/\1/p' |
+	   awk 'NR > 1 && $1 != last + 1 { bad = 1 } { last = $1 } END { exit bad }' &&
+	   ! grep -q '^\[000\] *dtl: *lost ' "$tmp/script"; then
+		ktap_test_pass "cpu0 trace has no gap"
+	else
+		ktap_test_fail "cpu0 trace has a gap"
+	fi
+fi
+ktap_finished
