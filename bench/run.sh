@@ -6,9 +6,9 @@ set -euo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-echo "# P4: perf bench sched pipe on one CPU, usecs per round trip (guest time, -icount shift=3)"
+trap 'rm -f "$log" "$log.sh"' EXIT
 ROUNDS=${ROUNDS:-5}
+echo "# P4: perf bench sched pipe on one CPU, usecs per round trip (guest time, -icount shift=3)"
 sed "s/^ROUNDS=.*/ROUNDS=$ROUNDS/" "$DTL_TOP/bench/guest-p4.sh" >"$log.sh"
 "$DTL_TOP/testbed/vm-run.sh" -s -n -t 1800 -q "-icount shift=3,sleep=off" \
 	-f "$DTL_CACHE/build/module/dtl_pmu.ko=dtl/dtl_pmu.ko" "$log.sh" >"$log"
@@ -35,4 +35,42 @@ END {
 	printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "dtl not loaded", n["unloaded"], base, spread("unloaded"), 1, ""
 	printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "dtl loaded, no event", n["idle"], median("idle"), spread("idle"), median("idle") / base, "<=1.01"
 	printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "perf stat -a dtl/dispatches,wait_ns/", n["counting"], median("counting"), spread("counting"), median("counting") / base, "<=1.05"
+}' "$log"
+
+echo
+echo "# P1/P2/P5/P6: perf bench sched pipe on CPU 0 while recording all CPUs (guest time, -icount shift=3)"
+sed "s/^ROUNDS=.*/ROUNDS=$ROUNDS/" "$DTL_TOP/bench/guest-p1.sh" >"$log.sh"
+"$DTL_TOP/testbed/vm-run.sh" -s -t 3600 -q "-icount shift=3,sleep=off" "$log.sh" >"$log"
+awk '
+function median(key, n,   i, j, t, a) {
+	for (i = 1; i <= n; i++) a[i] = v[key, i]
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+		if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+/^P1 [a-z]+ [0-9.]+$/ { v["p1" $2, ++n1[$2]] = $3 }
+/^P2 [a-z]+ [0-9]+ [0-9]+$/ { v["p2" $2, ++n2[$2]] = $3 / ($4 ? $4 : 1) }
+/^P5 [a-z]+ [0-9]+ [0-9]+$/ { v["p5" $2, ++n5[$2]] = $3 * 10000000 / ($4 ? $4 : 1) }
+/^P6 dtl [0-9]+$/ { lost += $3; n6++ }
+END {
+	if (!n1["none"] || !n1["dtl"] || !n1["tracepoints"]) { print "P1: no results"; exit 1 }
+	base = median("p1none", n1["none"])
+	printf "%-44s %10s %8s\n", "P1: usecs per round trip", "median", "ratio"
+	split("none dtl tracepoints sched", m, " ")
+	for (i = 1; i <= 4; i++) if (n1[m[i]]) {
+		x = median("p1" m[i], n1[m[i]]); r[m[i]] = x / base - 1
+		printf "  %-42s %10.3f %8.4f\n", m[i], x, x / base
+	}
+	printf "  %-42s %10.3f %8s\n", "dtl overhead / tracepoint overhead", r["dtl"] / r["tracepoints"], "goal<=0.25"
+	printf "%-44s %10s %8s\n", "P2: perf.data bytes per context switch", "median", "vs dtl"
+	for (i = 2; i <= 4; i++) if (n2[m[i]]) {
+		b[m[i]] = median("p2" m[i], n2[m[i]])
+		printf "  %-42s %10.1f %8.2f\n", m[i], b[m[i]], b[m[i]] / b["dtl"]
+	}
+	printf "%-44s %10s %8s\n", "P5: perf script us per context switch", "median", "vs dtl"
+	for (i = 2; i <= 4; i++) if (n5[m[i]]) {
+		c[m[i]] = median("p5" m[i], n5[m[i]]) / 1000
+		printf "  %-42s %10.2f %8.2f\n", m[i], c[m[i]], c[m[i]] / c["dtl"]
+	}
+	printf "P6: dtl records lost at default settings: %d in %d runs (goal 0)\n", lost, n6
 }' "$log"

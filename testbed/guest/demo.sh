@@ -25,8 +25,22 @@ wait
 echo; echo "== Per task, with inheritance: each hog waits about half of the time:"
 show perf stat -e dtl/dispatches/,dtl/preemptions/,dtl/wait_ns/,task-clock -- /tmp/hogs 40
 
-echo; echo "== perf record: dtl counters sampled with cpu-clock every 10 ms, perf script shows the deltas:"
-/tmp/hogs 40 &
-show perf record -q -o /tmp/dtl.data -e '{cpu-clock,dtl/dispatches/,dtl/wait_ns/}:S' -c 10000000 -C 0 -- sleep 0.5
+echo; echo "== perf record (6.12 with dtl's decoder, perf-dtl here): the dispatch log with sched_switch:"
+show perf-dtl record -q -o /tmp/dtl.data -e dtl/all/ -e sched:sched_switch -a -- sh -c 'sleep 0.01; /tmp/hogs 5'
+show sh -c 'perf-dtl script -i /tmp/dtl.data -F comm,tid,cpu,time,event,synth,trace | grep -A3 -m2 "dtl: *block.*=> sleep"'
+
+echo; echo "== Who is using dtl right now (the busy file), while perf records CPU 1 and counts CPU 0:"
+perf-dtl record -q -o /tmp/busy.data -e dtl/all/ -C 1 -- sleep 2 &
+perf stat -e dtl/dispatches/ -C 0 -o /tmp/stat.txt -- sleep 2 &
+sleep 1
+show cat /sys/bus/event_source/devices/dtl/busy
 wait
-show sh -c 'perf script -i /tmp/dtl.data -F cpu,time,event,period | head -n 12'
+
+echo; echo "== Wake-to-dispatch latency per task, like runqlat (a dlfilter over the recording):"
+show sh -c "perf-dtl script -i /tmp/dtl.data --dlfilter \$(perf-dtl --exec-path)/dlfilters/dlfilter-dtl-runqlat.so | grep -A14 ' sh: '"
+
+echo; echo "== Counters sampled with cpu-clock every 10 ms (stock perf record), perf script shows the deltas:"
+/tmp/hogs 40 &
+show perf record -q -o /tmp/cnt.data -e '{cpu-clock,dtl/dispatches/,dtl/wait_ns/}:S' -c 10000000 -C 0 -- sleep 0.5
+wait
+show sh -c 'perf script -i /tmp/cnt.data -F cpu,time,event,period | head -n 6'

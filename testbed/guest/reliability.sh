@@ -16,11 +16,12 @@ kunit() {
 		result kunit/dtl 0 1 0 "insmod dtl_kunit.ko failed"
 		return
 	fi
-	r=/sys/kernel/debug/kunit/dtl/results
+	cp /sys/kernel/debug/kunit/dtl/results /tmp/kunit.ktap
+	rmmod dtl_kunit
+	r=/tmp/kunit.ktap
 	cat "$r"
 	p=$(grep -c '^ *ok [0-9]* dtl_test_' "$r")
 	f=$(grep -c '^ *not ok [0-9]* dtl_test_' "$r")
-	rmmod dtl_kunit
 	if [ "$p" -gt 0 ] && grep -q '^ok [0-9]* dtl$' "$r"; then
 		result kunit/dtl "$p" "$f" 0 "$p KUnit cases passed"
 	else
@@ -59,5 +60,6 @@ fuzz() {
 kunit
 run dtl_paranoid 120 dtl/dtl_paranoid
 run dtl_hotplug 120 dtl/dtl_hotplug.sh
+run dtl_timerlat 300 dtl/dtl_timerlat
 fuzz
 run dtl_cycle 900 dtl/dtl_cycle
