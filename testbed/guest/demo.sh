@@ -27,17 +27,21 @@ show perf stat -e dtl/dispatches/,dtl/preemptions/,dtl/wait_ns/,task-clock -- /t
 
 echo; echo "== perf record (6.12 with dtl's decoder, perf-dtl here): the dispatch log with sched_switch:"
 show perf-dtl record -q -o /tmp/dtl.data -e dtl/all/ -e sched:sched_switch -a -- sh -c 'sleep 0.01; /tmp/hogs 5'
-show sh -c 'perf-dtl script -i /tmp/dtl.data -F comm,tid,cpu,time,event,synth,trace | grep -A3 -m2 "dtl: *block.*=> sleep"'
+show sh -c 'perf-dtl script -i /tmp/dtl.data -F comm,tid,cpu,time,event,synth,trace 2>/dev/null | grep -m1 -A7 "=> sleep:"'
 
 echo; echo "== Who is using dtl right now (the busy file), while perf records CPU 1 and counts CPU 0:"
 perf-dtl record -q -o /tmp/busy.data -e dtl/all/ -C 1 -- sleep 2 &
 perf stat -e dtl/dispatches/ -C 0 -o /tmp/stat.txt -- sleep 2 &
-sleep 1
+i=0
+while ! grep -q tracing /sys/bus/event_source/devices/dtl/busy && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 show cat /sys/bus/event_source/devices/dtl/busy
 wait
 
 echo; echo "== Wake-to-dispatch latency per task, like runqlat (a dlfilter over the recording):"
-show sh -c "perf-dtl script -i /tmp/dtl.data --dlfilter \$(perf-dtl --exec-path)/dlfilters/dlfilter-dtl-runqlat.so | grep -A14 ' sh: '"
+show sh -c "perf-dtl script -i /tmp/dtl.data --dlfilter \$(perf-dtl --exec-path)/dlfilters/dlfilter-dtl-runqlat.so | grep -A12 ' sleep: '"
 
 echo; echo "== Counters sampled with cpu-clock every 10 ms (stock perf record), perf script shows the deltas:"
 /tmp/hogs 40 &
