@@ -28,6 +28,17 @@ else
 	result host/uapi-header-copy 0 1 0
 fi
 
+echo "# ==== host: perf's dtl decoder, unit test and libFuzzer (${DTL_FUZZ_SECONDS:-60} s)"
+if out=$("$DTL_TOP/testbed/decoder/run.sh" 2>&1); then
+	echo "$out"
+	result host/decoder-unit "$(grep -c '^ok ' <<<"$out")" "$(grep -c '^not ok ' <<<"$out")" 0
+	result host/decoder-fuzz 1 0 0
+else
+	echo "$out"
+	result host/decoder-unit "$(grep -c '^ok ' <<<"$out")" "$(grep -c '^not ok ' <<<"$out")" 0
+	grep -q '^fuzz: ' <<<"$out" || result host/decoder-fuzz 0 1 0
+fi
+
 echo "# ==== host: module build with W=1 against $DTL_KHEADERS"
 if out=$("$DTL_TOP/testbed/build-module.sh" "$DTL_KHEADERS" "$DTL_CACHE/build/module-w1" 2>&1) &&
    ! grep -q 'warning:' <<<"$out"; then

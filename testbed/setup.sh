@@ -8,6 +8,7 @@ set -euo pipefail
 pkgs=(
 	qemu-system-x86 busybox-static cpio zstd rsync python3 file trinity
 	build-essential bc flex bison pkg-config libelf-dev libssl-dev
+	clang libclang-rt-14-dev
 	"linux-headers-$DTL_KVER=$DTL_KPKG"
 	"linux-source-6.12=$DTL_KPKG"
 	"$DTL_STOCK_PERF_PKG"

@@ -26,6 +26,7 @@
 #include "color.h"
 #include "debug.h"
 #include "dtl.h"
+#include "dtl-decoder.h"
 #include "evlist.h"
 #include "evsel.h"
 #include "machine.h"
@@ -61,24 +62,9 @@ struct dtl_queue {
 	size_t			pos;		/* next record in @buffer */
 	int			cpu;
 	bool			on_heap;
-	unsigned long long	records;
-	unsigned long long	lost;
-	unsigned long long	bad;
+	unsigned int		trailing;	/* buffers with a partial record */
+	struct dtl_decoder	dec;
 };
-
-static const char * const dtl_kind_names[DTL_KIND_MAX] = {
-	[DTL_KIND_DISPATCH]	= "dispatch",
-	[DTL_KIND_PREEMPT]	= "preempt",
-	[DTL_KIND_BLOCK]	= "block",
-	[DTL_KIND_EXIT]		= "exit",
-	[DTL_KIND_MIGRATE]	= "migrate",
-	[DTL_KIND_LOST]		= "lost",
-};
-
-const char *dtl_kind_name(unsigned int kind)
-{
-	return kind < DTL_KIND_MAX ? dtl_kind_names[kind] : "unknown";
-}
 
 static struct dtl *session_to_dtl(struct perf_session *session)
 {
@@ -101,33 +87,12 @@ static void dtl_comm(struct machine *machine, u32 pid, u32 tid, char *buf,
 int dtl_fprintf_entry(const struct dtl_entry *e, struct machine *machine,
 		      FILE *fp)
 {
-	char a[32], b[32], blocked[24];
-
-	switch (e->kind) {
-	case DTL_KIND_LOST:
-		return fprintf(fp, "%8s seq=%llu lost=%llu", "lost", e->seq,
-			       e->lost);
-	case DTL_KIND_MIGRATE:
-		dtl_comm(machine, e->prev_pid, e->prev_tid, a, sizeof(a));
-		return fprintf(fp, "%8s seq=%llu %s:%u/%u cpu %u -> %u",
-			       "migrate", e->seq, a, e->prev_pid, e->prev_tid,
-			       e->from_cpu, e->to_cpu);
-	default:
-		break;
-	}
+	char a[32], b[32], line[256];
 
 	dtl_comm(machine, e->prev_pid, e->prev_tid, a, sizeof(a));
 	dtl_comm(machine, e->next_pid, e->next_tid, b, sizeof(b));
-	if (e->flags & DTL_F_BLOCKED_UNKNOWN)
-		snprintf(blocked, sizeof(blocked), "?");
-	else
-		snprintf(blocked, sizeof(blocked), "%llu", e->blocked_ns);
-	return fprintf(fp,
-		       "%8s seq=%llu %s:%u/%u ran=%llu steal=%u%s => %s:%u/%u wait=%llu blocked=%s",
-		       dtl_kind_name(e->kind), e->seq, a, e->prev_pid,
-		       e->prev_tid, e->ran_ns, e->steal_ns,
-		       e->flags & DTL_F_STEAL_SATURATED ? "+" : "",
-		       b, e->next_pid, e->next_tid, e->wait_ns, blocked);
+	dtl_entry_snprintf(line, sizeof(line), e, a, b);
+	return fputs(line, fp) < 0 ? 0 : (int)strlen(line);
 }
 
 int perf_sample__fprintf_synth_dtl(struct perf_sample *sample,
@@ -144,21 +109,28 @@ int perf_sample__fprintf_synth_dtl(struct perf_sample *sample,
 static void dtl_dump(struct dtl *dtl, const unsigned char *buf, size_t len)
 {
 	const char *color = PERF_COLOR_BLUE;
-	size_t pos;
+	struct dtl_decoder dec;
+	struct dtl_entry e;
+	size_t pos = 0;
+	int ret;
 
+	dtl_decoder_init(&dec, -1);
 	printf(".\n");
 	color_fprintf(stdout, color,
 		      ". ... DTL data: size %zu bytes, %zu records\n", len,
 		      len / DTL_ENTRY_SIZE);
-	for (pos = 0; pos + DTL_ENTRY_SIZE <= len; pos += DTL_ENTRY_SIZE) {
-		struct dtl_entry e;
-
-		memcpy(&e, buf + pos, sizeof(e));
+	while ((ret = dtl_decoder_next(&dec, buf, len, &pos, &e))) {
+		if (ret < 0) {
+			color_fprintf(stdout, PERF_COLOR_RED, ". ... %s\n",
+				      dec.err);
+			continue;
+		}
 		printf(".");
 		color_fprintf(stdout, color, "  %08zx: ", pos);
 		printf("cpu %u time %llu ", e.cpu, e.time);
 		dtl_fprintf_entry(&e, dtl->machine, stdout);
 		printf("\n");
+		dtl_decoder_consume(&dec, &e, &pos);
 	}
 	if (pos != len)
 		color_fprintf(stdout, PERF_COLOR_RED,
@@ -174,6 +146,7 @@ static struct dtl_queue *dtl_alloc_queue(struct dtl *dtl, unsigned int nr)
 		dq->dtl = dtl;
 		dq->queue_nr = nr;
 		dq->cpu = -1;
+		dtl_decoder_init(&dq->dec, -1);
 	}
 	return dq;
 }
@@ -182,10 +155,15 @@ static struct dtl_queue *dtl_alloc_queue(struct dtl *dtl, unsigned int nr)
  * The next record of @dq, loading buffers as needed; false when the queue
  * has no more data for now.
  */
+/*
+ * The next record of @dq, loading buffers as needed; false when the queue
+ * has no more data for now.  Corrupt records are reported and skipped.
+ */
 static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 {
 	struct auxtrace_queue *queue = &dq->dtl->queues.queue_array[dq->queue_nr];
 	int fd = perf_data__fd(dq->dtl->session->data);
+	int ret;
 
 	while (1) {
 		if (!dq->buffer) {
@@ -199,11 +177,17 @@ static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 			pr_err("dtl: cannot read AUX data of cpu %d\n", dq->cpu);
 			return false;
 		}
-		if (dq->pos + DTL_ENTRY_SIZE <= dq->buffer->size) {
-			memcpy(e, (char *)dq->buffer->data + dq->pos, sizeof(*e));
+		ret = dtl_decoder_next(&dq->dec, dq->buffer->data,
+				       dq->buffer->size, &dq->pos, e);
+		if (ret > 0)
 			return true;
+		if (ret < 0) {
+			if (dq->dec.corrupt <= 5)
+				pr_err("dtl: cpu %d: %s (skipped)\n", dq->cpu,
+				       dq->dec.err);
+			continue;
 		}
-		if (dq->pos != dq->buffer->size && !dq->bad++)
+		if (dq->pos != dq->buffer->size && !dq->trailing++)
 			pr_warning("dtl: cpu %d: AUX data of %zu bytes is not a whole number of %d-byte records\n",
 				   dq->cpu, dq->buffer->size, DTL_ENTRY_SIZE);
 		auxtrace_buffer__drop_data(dq->buffer);
@@ -264,11 +248,7 @@ static int dtl_deliver(struct dtl *dtl, struct dtl_queue *dq,
 
 static int dtl_queue_consume(struct dtl_queue *dq, const struct dtl_entry *e)
 {
-	dq->pos += DTL_ENTRY_SIZE;
-	if (e->kind == DTL_KIND_LOST)
-		dq->lost += e->lost;
-	else
-		dq->records++;
+	dtl_decoder_consume(&dq->dec, e, &dq->pos);
 	return dtl_deliver(dq->dtl, dq, e);
 }
 
@@ -289,6 +269,7 @@ static int dtl_setup_queues(struct dtl *dtl)
 			if (!dq)
 				return -ENOMEM;
 			dq->cpu = queue->cpu;
+			dtl_decoder_init(&dq->dec, queue->cpu);
 			queue->priv = dq;
 		}
 		if (dq->on_heap || !dtl_queue_peek(dq, &e))
@@ -408,9 +389,12 @@ static int dtl_flush(struct perf_session *session,
 	for (i = 0; i < dtl->queues.nr_queues; i++) {
 		struct dtl_queue *dq = dtl->queues.queue_array[i].priv;
 
-		if (dq && dq->lost)
+		if (dq && dq->dec.lost)
 			pr_warning("dtl: cpu %d: %llu records lost (%llu decoded)\n",
-				   dq->cpu, dq->lost, dq->records);
+				   dq->cpu, dq->dec.lost, dq->dec.records);
+		if (dq && dq->dec.corrupt)
+			pr_warning("dtl: cpu %d: %llu corrupt records skipped\n",
+				   dq->cpu, dq->dec.corrupt);
 	}
 	return 0;
 }

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Dispatch Trace Log: decoding of its AUX records.
+ *
+ * The kernel writes whole DTL_ENTRY_SIZE-byte records (struct dtl_entry,
+ * include/uapi/linux/perf_dtl.h) into the AUX buffer.  A record that does
+ * not make sense -- an unknown kind or flag, a CPU other than its stream's,
+ * time going backwards on a CPU -- is reported and skipped, never trusted.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dtl-decoder.h"
+
+#define DTL_KNOWN_FLAGS	(DTL_F_PREV_KTHREAD | DTL_F_NEXT_KTHREAD | \
+			 DTL_F_BLOCKED_UNKNOWN | DTL_F_STEAL_SATURATED)
+#define DTL_MAX_CPU	65535
+
+static const char * const dtl_kind_names[DTL_KIND_MAX] = {
+	[DTL_KIND_DISPATCH]	= "dispatch",
+	[DTL_KIND_PREEMPT]	= "preempt",
+	[DTL_KIND_BLOCK]	= "block",
+	[DTL_KIND_EXIT]		= "exit",
+	[DTL_KIND_MIGRATE]	= "migrate",
+	[DTL_KIND_LOST]		= "lost",
+};
+
+const char *dtl_kind_name(unsigned int kind)
+{
+	return kind < DTL_KIND_MAX ? dtl_kind_names[kind] : "unknown";
+}
+
+void dtl_decoder_init(struct dtl_decoder *d, int cpu)
+{
+	memset(d, 0, sizeof(*d));
+	d->cpu = cpu;
+}
+
+static int dtl_corrupt(struct dtl_decoder *d, size_t *pos, size_t at,
+		       const char *why, unsigned long long val)
+{
+	snprintf(d->err, sizeof(d->err), "corrupt record at offset %zu: %s %llu",
+		 at, why, val);
+	d->corrupt++;
+	*pos = at + DTL_ENTRY_SIZE;
+	return -1;
+}
+
+int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
+		     size_t *pos, struct dtl_entry *e)
+{
+	size_t at = *pos;
+
+	if (at > len || len - at < DTL_ENTRY_SIZE)
+		return 0;
+	memcpy(e, (const char *)buf + at, sizeof(*e));
+
+	if (e->kind >= DTL_KIND_MAX)
+		return dtl_corrupt(d, pos, at, "unknown kind", e->kind);
+	if (e->flags & ~DTL_KNOWN_FLAGS)
+		return dtl_corrupt(d, pos, at, "unknown flags", e->flags);
+	if (d->cpu >= 0 && e->cpu != d->cpu)
+		return dtl_corrupt(d, pos, at, "in this CPU's data, a record of cpu",
+				   e->cpu);
+	if (e->kind == DTL_KIND_MIGRATE &&
+	    (e->from_cpu > DTL_MAX_CPU || e->to_cpu > DTL_MAX_CPU))
+		return dtl_corrupt(d, pos, at, "migration to or from cpu",
+				   e->from_cpu > DTL_MAX_CPU ? e->from_cpu : e->to_cpu);
+	/* A CPU logs in time order; LOST records carry the drain's time. */
+	if (e->kind != DTL_KIND_LOST && d->cpu >= 0 && e->time < d->last_time)
+		return dtl_corrupt(d, pos, at, "time going back to", e->time);
+	return 1;
+}
+
+void dtl_decoder_consume(struct dtl_decoder *d, const struct dtl_entry *e,
+			 size_t *pos)
+{
+	*pos += DTL_ENTRY_SIZE;
+	if (e->kind == DTL_KIND_LOST) {
+		d->lost += e->lost;
+		return;
+	}
+	d->records++;
+	d->last_time = e->time;
+}
+
+int dtl_entry_snprintf(char *s, size_t n, const struct dtl_entry *e,
+		       const char *prev_comm, const char *next_comm)
+{
+	char blocked[24];
+
+	if (!prev_comm)
+		prev_comm = "-";
+	if (!next_comm)
+		next_comm = "-";
+
+	switch (e->kind) {
+	case DTL_KIND_LOST:
+		return snprintf(s, n, "%8s seq=%llu lost=%llu", "lost", e->seq,
+				e->lost);
+	case DTL_KIND_MIGRATE:
+		return snprintf(s, n, "%8s seq=%llu %s:%u/%u cpu %u -> %u",
+				"migrate", e->seq, prev_comm, e->prev_pid,
+				e->prev_tid, e->from_cpu, e->to_cpu);
+	default:
+		break;
+	}
+
+	if (e->flags & DTL_F_BLOCKED_UNKNOWN)
+		snprintf(blocked, sizeof(blocked), "?");
+	else
+		snprintf(blocked, sizeof(blocked), "%llu", e->blocked_ns);
+	return snprintf(s, n,
+			"%8s seq=%llu %s:%u/%u ran=%llu steal=%u%s => %s:%u/%u wait=%llu blocked=%s",
+			dtl_kind_name(e->kind), e->seq, prev_comm, e->prev_pid,
+			e->prev_tid, e->ran_ns, e->steal_ns,
+			e->flags & DTL_F_STEAL_SATURATED ? "+" : "",
+			next_comm, e->next_pid, e->next_tid, e->wait_ns,
+			blocked);
+}

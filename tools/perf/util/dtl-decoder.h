@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Dispatch Trace Log: decoding of its AUX records, free of the rest of perf
+ * so that it can be tested and fuzzed on its own.
+ */
+#ifndef INCLUDE__PERF_DTL_DECODER_H__
+#define INCLUDE__PERF_DTL_DECODER_H__
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/perf_dtl.h>
+
+/* Decoding state of one stream of records (one CPU's, or one task's). */
+struct dtl_decoder {
+	int			cpu;		/* the stream's CPU, or -1 */
+	unsigned long long	last_time;	/* of the last switch record */
+	unsigned long long	records;	/* decoded */
+	unsigned long long	lost;		/* reported by LOST records */
+	unsigned long long	corrupt;	/* skipped */
+	char			err[128];	/* why the last one was skipped */
+};
+
+void dtl_decoder_init(struct dtl_decoder *d, int cpu);
+
+/*
+ * The record at *@pos of @buf (@len bytes) into @e.  Returns 1 for a
+ * record (the caller moves on with dtl_decoder_consume()), 0 when no whole
+ * record is left, -1 for a corrupt record, which is skipped (*@pos moves
+ * past it) and described in d->err.
+ */
+int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
+		     size_t *pos, struct dtl_entry *e);
+void dtl_decoder_consume(struct dtl_decoder *d, const struct dtl_entry *e,
+			 size_t *pos);
+
+const char *dtl_kind_name(unsigned int kind);
+
+/* One record as text, with the task names (NULL: "-"); as snprintf(). */
+int dtl_entry_snprintf(char *s, size_t n, const struct dtl_entry *e,
+		       const char *prev_comm, const char *next_comm);
+
+#endif
