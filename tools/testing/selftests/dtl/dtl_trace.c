@@ -40,8 +40,8 @@ struct trace {
 	size_t aux_size;
 };
 
-static int trace_open(struct trace *t, pid_t pid, int cpu, uint64_t config,
-		      uint64_t period, size_t aux_pages)
+static int trace_open1(struct trace *t, pid_t pid, int cpu, uint64_t config,
+		       uint64_t config1, uint64_t period, size_t aux_pages)
 {
 	struct perf_event_attr attr;
 
@@ -50,6 +50,7 @@ static int trace_open(struct trace *t, pid_t pid, int cpu, uint64_t config,
 	attr.size = sizeof(attr);
 	attr.type = dtl_pmu_type();
 	attr.config = config;
+	attr.config1 = config1;
 	attr.sample_period = period;
 	attr.disabled = 1;
 	t->fd = sys_perf_event_open(&attr, pid, cpu, -1, 0);
@@ -68,6 +69,12 @@ static int trace_open(struct trace *t, pid_t pid, int cpu, uint64_t config,
 	if (t->aux == MAP_FAILED)
 		return -errno;
 	return 0;
+}
+
+static int trace_open(struct trace *t, pid_t pid, int cpu, uint64_t config,
+		      uint64_t period, size_t aux_pages)
+{
+	return trace_open1(t, pid, cpu, config, 0, period, aux_pages);
 }
 
 static void trace_close(struct trace *t)
@@ -387,6 +394,65 @@ TEST(per_task)
 	EXPECT_GE(disp, tt.pp.rounds);
 	EXPECT_LE(disp, tt.pp.rounds + 20);
 	trace_close(&tt.t);
+}
+
+static void *spin_main(void *arg)
+{
+	int *stop = arg;
+
+	pin_to(last_cpu());
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED))
+		;
+	return NULL;
+}
+
+/*
+ * Filters: dtl/block/ keeps only switches away from a task that went to
+ * sleep; dtl/all,min_wait_us=200/ only dispatches that waited 200 us or
+ * more.  A CPU hog sharing the CPU with the ping-pong makes long waits.
+ */
+TEST(filters)
+{
+	struct pingpong pp = { .cpu = last_cpu(), .rounds = 300 };
+	uint64_t block = DTL_EVENT_TRACE | (1ULL << DTL_KIND_BLOCK) << 8;
+	struct trace tb, tw;
+	size_t nb, nw, i;
+	unsigned int slow = 0;
+	pthread_t hog;
+	int stop = 0;
+
+	ASSERT_EQ(0, trace_open(&tb, -1, pp.cpu, block, 1000000, 64));
+	/* min_wait_us is config1. */
+	ASSERT_EQ(0, trace_open1(&tw, -1, pp.cpu, DTL_EVENT_TRACE, 200, 1000000,
+				 64));
+	ASSERT_EQ(0, ioctl(tb.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, ioctl(tw.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pthread_create(&hog, NULL, spin_main, &stop));
+	ASSERT_EQ(0, pingpong_run(&pp));
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	pthread_join(hog, NULL);
+	ASSERT_EQ(0, ioctl(tb.fd, PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, ioctl(tw.fd, PERF_EVENT_IOC_DISABLE, 0));
+
+	nb = trace_take(&tb, recs, MAX_RECORDS);
+	nw = trace_take(&tw, recs2, MAX_RECORDS);
+	TH_LOG("block filter: %zu records; min_wait_us=200: %zu records", nb,
+	       nw);
+	ASSERT_GT(nb, 0);
+	ASSERT_GT(nw, 0);
+	for (i = 0; i < nb; i++)
+		ASSERT_EQ(DTL_KIND_BLOCK, recs[i].kind)
+			TH_LOG("record %zu is %u", i, recs[i].kind);
+	for (i = 0; i < nw; i++) {
+		ASSERT_NE(DTL_KIND_LOST, recs2[i].kind);
+		if (recs2[i].kind == DTL_KIND_MIGRATE)
+			continue;
+		ASSERT_GE(recs2[i].wait_ns, 200000ULL);
+		slow++;
+	}
+	EXPECT_GT(slow, 0);
+	trace_close(&tb);
+	trace_close(&tw);
 }
 
 /* The busy file names the CPU, the use and the owner while it lasts. */
