@@ -67,7 +67,7 @@ int main(void)
 	size_t end;
 	int n;
 
-	printf("TAP version 13\n1..14\n");
+	printf("TAP version 13\n1..15\n");
 
 	buf[0] = rec(DTL_KIND_BLOCK, 0, 5, 100);
 	buf[1] = rec(DTL_KIND_DISPATCH, 0, 6, 200);
@@ -131,6 +131,19 @@ int main(void)
 	CHECK(n == 2 && strstr(d.err, "cpu 70000"),
 	      "a migration to an impossible CPU is skipped: \"%s\"", d.err);
 
+	/* A second snapshot that overlaps the first: seen records dropped. */
+	buf[0] = rec(DTL_KIND_BLOCK, 0, 5, 100);
+	buf[1] = rec(DTL_KIND_DISPATCH, 0, 6, 200);
+	buf[2] = rec(DTL_KIND_PREEMPT, 0, 7, 300);
+	buf[3] = rec(DTL_KIND_BLOCK, 0, 6, 200);
+	buf[4] = rec(DTL_KIND_DISPATCH, 0, 7, 300);
+	buf[5] = rec(DTL_KIND_PREEMPT, 0, 8, 400);
+	dtl_decoder_init(&d, 0);
+	n = decode(&d, buf, 6 * sizeof(buf[0]), &end);
+	CHECK(n == 4 && d.dups == 2 && !d.corrupt,
+	      "overlapping snapshots: %d new records, %llu seen before", n,
+	      d.dups);
+
 	dtl_entry_snprintf(line, sizeof(line), &buf[0], "sh", "sleep");
 	CHECK(!strcmp(line, "   block seq=5 sh:10/10 ran=2000 steal=0 => sleep:11/11 wait=500 blocked=1000"),
 	      "a block record prints all fields: \"%s\"", line);
@@ -139,6 +152,8 @@ int main(void)
 	CHECK(strstr(line, "steal=0+") && strstr(line, "blocked=?") &&
 	      strstr(line, " -:10/10"),
 	      "unknown values and names print as ? and -: \"%s\"", line);
+	buf[1] = rec(DTL_KIND_MIGRATE, 0, 6, 200);
+	buf[1].from_cpu = 0;
 	buf[1].to_cpu = 1;
 	dtl_entry_snprintf(line, sizeof(line), &buf[1], "kworker", NULL);
 	CHECK(!strcmp(line, " migrate seq=6 kworker:10/10 cpu 0 -> 1"),

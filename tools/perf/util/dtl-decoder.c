@@ -6,6 +6,8 @@
  * include/uapi/linux/perf_dtl.h) into the AUX buffer.  A record that does
  * not make sense -- an unknown kind or flag, a CPU other than its stream's,
  * time going backwards on a CPU -- is reported and skipped, never trusted.
+ * In snapshot mode successive snapshots may overlap: a CPU's records carry
+ * increasing sequence numbers, so the ones seen already are dropped.
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +68,13 @@ int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
 	    (e->from_cpu > DTL_MAX_CPU || e->to_cpu > DTL_MAX_CPU))
 		return dtl_corrupt(d, pos, at, "migration to or from cpu",
 				   e->from_cpu > DTL_MAX_CPU ? e->from_cpu : e->to_cpu);
+	/* Snapshots of an overwritten buffer overlap: drop what was seen. */
+	if (e->kind != DTL_KIND_LOST && d->cpu >= 0 && d->have_seq &&
+	    e->seq <= d->last_seq) {
+		d->dups++;
+		*pos = at + DTL_ENTRY_SIZE;
+		return -2;
+	}
 	/* A CPU logs in time order; LOST records carry the drain's time. */
 	if (e->kind != DTL_KIND_LOST && d->cpu >= 0 && e->time < d->last_time)
 		return dtl_corrupt(d, pos, at, "time going back to", e->time);
@@ -82,6 +91,8 @@ void dtl_decoder_consume(struct dtl_decoder *d, const struct dtl_entry *e,
 	}
 	d->records++;
 	d->last_time = e->time;
+	d->last_seq = e->seq;
+	d->have_seq = true;
 }
 
 int dtl_entry_snprintf(char *s, size_t n, const struct dtl_entry *e,

@@ -14,6 +14,9 @@
 struct dtl_decoder {
 	int			cpu;		/* the stream's CPU, or -1 */
 	unsigned long long	last_time;	/* of the last switch record */
+	unsigned long long	last_seq;	/* ... and its number */
+	bool			have_seq;
+	unsigned long long	dups;		/* seen before: skipped */
 	unsigned long long	records;	/* decoded */
 	unsigned long long	lost;		/* reported by LOST records */
 	unsigned long long	corrupt;	/* skipped */
@@ -26,7 +29,8 @@ void dtl_decoder_init(struct dtl_decoder *d, int cpu);
  * The record at *@pos of @buf (@len bytes) into @e.  Returns 1 for a
  * record (the caller moves on with dtl_decoder_consume()), 0 when no whole
  * record is left, -1 for a corrupt record, which is skipped (*@pos moves
- * past it) and described in d->err.
+ * past it) and described in d->err, -2 for a record of a CPU's stream
+ * already seen (snapshots overlap), skipped too.
  */
 int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
 		     size_t *pos, struct dtl_entry *e);

@@ -120,11 +120,11 @@ static void dtl_dump(struct dtl *dtl, const unsigned char *buf, size_t len)
 		      ". ... DTL data: size %zu bytes, %zu records\n", len,
 		      len / DTL_ENTRY_SIZE);
 	while ((ret = dtl_decoder_next(&dec, buf, len, &pos, &e))) {
-		if (ret < 0) {
+		if (ret == -1)
 			color_fprintf(stdout, PERF_COLOR_RED, ". ... %s\n",
 				      dec.err);
+		if (ret < 0)
 			continue;
-		}
 		printf(".");
 		color_fprintf(stdout, color, "  %08zx: ", pos);
 		printf("cpu %u time %llu ", e.cpu, e.time);
@@ -181,12 +181,11 @@ static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 				       dq->buffer->size, &dq->pos, e);
 		if (ret > 0)
 			return true;
-		if (ret < 0) {
-			if (dq->dec.corrupt <= 5)
-				pr_err("dtl: cpu %d: %s (skipped)\n", dq->cpu,
-				       dq->dec.err);
+		if (ret == -1 && dq->dec.corrupt <= 5)
+			pr_err("dtl: cpu %d: %s (skipped)\n", dq->cpu,
+			       dq->dec.err);
+		if (ret < 0)
 			continue;
-		}
 		if (dq->pos != dq->buffer->size && !dq->trailing++)
 			pr_warning("dtl: cpu %d: AUX data of %zu bytes is not a whole number of %d-byte records\n",
 				   dq->cpu, dq->buffer->size, DTL_ENTRY_SIZE);
@@ -586,8 +585,8 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 	struct dtl_recording *dr = container_of(itr, struct dtl_recording, itr);
 	struct evsel *evsel;
 
-	if (opts->auxtrace_snapshot_mode || opts->auxtrace_sample_mode) {
-		pr_err("dtl: snapshot and AUX sampling modes are not supported by perf yet\n");
+	if (opts->auxtrace_sample_mode) {
+		pr_err("dtl: AUX area sampling is not supported\n");
 		return -EINVAL;
 	}
 
@@ -618,7 +617,71 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 		/* 1 MiB: 16384 records, about a second of switches. */
 		opts->auxtrace_mmap_pages = (1024 * 1024) / page_size;
 	}
+
+	/*
+	 * Snapshot mode: the kernel overwrites the buffer and its head only
+	 * grows, so perf's generic code finds the newest data; a snapshot
+	 * is the whole buffer unless -S gave a size.
+	 */
+	if (opts->auxtrace_snapshot_mode) {
+		size_t whole = opts->auxtrace_mmap_pages * (size_t)page_size;
+
+		if (!opts->auxtrace_snapshot_size)
+			opts->auxtrace_snapshot_size = whole;
+		if (opts->auxtrace_snapshot_size > whole ||
+		    opts->auxtrace_snapshot_size % DTL_ENTRY_SIZE) {
+			pr_err("dtl: the snapshot size must be a multiple of %d bytes, at most the AUX buffer's %zu\n",
+			       DTL_ENTRY_SIZE, whole);
+			return -EINVAL;
+		}
+	}
 	return 0;
+}
+
+static int dtl_parse_snapshot_options(struct auxtrace_record *itr __maybe_unused,
+				      struct record_opts *opts,
+				      const char *str)
+{
+	unsigned long long size = 0;
+	char *end;
+
+	if (str && *str) {
+		size = strtoull(str, &end, 0);
+		if (*end) {
+			pr_err("dtl: bad snapshot size '%s'\n", str);
+			return -EINVAL;
+		}
+	}
+	opts->auxtrace_snapshot_mode = true;
+	opts->auxtrace_snapshot_size = size;
+	return 0;
+}
+
+/* Stop the trace events while a snapshot is taken, then go on. */
+static int dtl_snapshot_toggle(struct auxtrace_record *itr, bool on)
+{
+	struct dtl_recording *dr = container_of(itr, struct dtl_recording, itr);
+	struct evsel *evsel;
+	int err;
+
+	evlist__for_each_entry(itr->evlist, evsel) {
+		if (evsel->core.attr.type != dr->pmu->type)
+			continue;
+		err = on ? evsel__enable(evsel) : evsel__disable(evsel);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int dtl_snapshot_start(struct auxtrace_record *itr)
+{
+	return dtl_snapshot_toggle(itr, false);
+}
+
+static int dtl_snapshot_finish(struct auxtrace_record *itr)
+{
+	return dtl_snapshot_toggle(itr, true);
 }
 
 /* Records carry their own timestamps: buffers need no reference. */
@@ -658,6 +721,9 @@ struct auxtrace_record *dtl_recording_init(struct evlist *evlist, int *err)
 	dr->itr.info_fill = dtl_info_fill;
 	dr->itr.free = dtl_recording_free;
 	dr->itr.reference = dtl_reference;
+	dr->itr.parse_snapshot_options = dtl_parse_snapshot_options;
+	dr->itr.snapshot_start = dtl_snapshot_start;
+	dr->itr.snapshot_finish = dtl_snapshot_finish;
 	dr->itr.read_finish = auxtrace_record__read_finish;
 	dr->itr.alignment = DTL_ENTRY_SIZE;
 	return &dr->itr;
