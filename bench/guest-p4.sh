@@ -34,4 +34,11 @@ for r in $(seq $ROUNDS); do
 	kill -INT $pid
 	wait $pid
 	grep -q dtl/dispatches/ /tmp/stat.txt || echo "P4 error: perf stat counted nothing"
+	# Per task, inherited: dtl against the task-clock software event.
+	for ev in dtl/dispatches/ task-clock; do
+		u=$(perf stat -e $ev -o /tmp/stat.txt -- taskset -c 0 perf bench sched pipe -l $LOOPS 2>/dev/null |
+			sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p')
+		echo "P4T $ev $u"
+	done
+	/dtl/dtl_readcost
 done

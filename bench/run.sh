@@ -10,12 +10,17 @@ trap 'rm -f "$log" "$log.sh"' EXIT
 ROUNDS=${ROUNDS:-5}
 echo "# P4: perf bench sched pipe on one CPU, usecs per round trip (guest time, -icount shift=3)"
 sed "s/^ROUNDS=.*/ROUNDS=$ROUNDS/" "$DTL_TOP/bench/guest-p4.sh" >"$log.sh"
+cc -O2 -Wall -I"$DTL_TOP/tools/dtl" -o "$log.rc" "$DTL_TOP/bench/dtl_readcost.c"
 "$DTL_TOP/testbed/vm-run.sh" -s -n -t 1800 -q "-icount shift=3,sleep=off" \
-	-f "$DTL_CACHE/build/module/dtl_pmu.ko=dtl/dtl_pmu.ko" "$log.sh" >"$log"
+	-f "$DTL_CACHE/build/module/dtl_pmu.ko=dtl/dtl_pmu.ko" \
+	-f "$log.rc=dtl/dtl_readcost" "$log.sh" >"$log"
+rm -f "$log.rc"
 rm -f "$log.sh"
 grep -q '^P4 error' "$log" && { grep '^P4 error' "$log"; exit 1; }
 awk '
 /^P4 (unloaded|idle|counting) [0-9.]+$/ { v[$2, ++n[$2]] = $3 }
+/^P4T [^ ]+ [0-9.]+$/ { v[$2, ++n[$2]] = $3 }
+/^P3 (selfread|read) [0-9.]+$/ { v[$2, ++n[$2]] = $3 }
 function median(c,   i, j, t, a, k) {
 	k = n[c]
 	for (i = 1; i <= k; i++) a[i] = v[c, i]
@@ -35,6 +40,16 @@ END {
 	printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "dtl not loaded", n["unloaded"], base, spread("unloaded"), 1, ""
 	printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "dtl loaded, no event", n["idle"], median("idle"), spread("idle"), median("idle") / base, "<=1.01"
 	printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "perf stat -a dtl/dispatches,wait_ns/", n["counting"], median("counting"), spread("counting"), median("counting") / base, "<=1.05"
+	if (n["task-clock"]) {
+		printf "\n# per task, inherited (perf stat -e EVENT -- perf bench sched pipe): usecs per round trip\n"
+		printf "%-34s %6d %12.3f %14s\n", "task-clock", n["task-clock"], median("task-clock"), spread("task-clock")
+		printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "dtl/dispatches/", n["dtl/dispatches/"], median("dtl/dispatches/"), spread("dtl/dispatches/"), median("dtl/dispatches/") / median("task-clock"), "<=1.0"
+	}
+	if (n["selfread"]) {
+		printf "\n# P3: reading a dtl counter of the calling task, ns per read (guest time)\n"
+		printf "%-34s %6d %12.1f\n", "read() system call", n["read"], median("read")
+		printf "%-34s %6d %12.1f %14s %8.1f %6s\n", "self-read from the mmap page", n["selfread"], median("selfread"), "x cheaper:", median("read") / median("selfread"), ">=10"
+	}
 }' "$log"
 
 echo

@@ -33,5 +33,7 @@ cp "$tree"/tools/testing/selftests/dtl/*.sh "$tree/tools/testing/selftests/dtl/s
 	"$out/dtl/"
 cp "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh" "$out/kselftest/"
 cp "$tree"/tools/perf/tests/shell/test_dtl.sh "$out/perf/"
+# The self-read example, with libperf built in the staging tree.
+make -s -C "$tree/tools/dtl" BUILD="$out/" >/dev/null
 cp "$DTL_TOP"/testbed/guest/*.sh "$out/"
 cp "$DTL_TOP/testbed/expected-perf_events.txt" "$out/"

@@ -6,6 +6,28 @@
 run dtl_count 300 dtl/dtl_count
 run dtl_errors 120 dtl/dtl_errors
 run dtl_trace 300 dtl/dtl_trace
+run dtl_pertask 300 dtl/dtl_pertask
+
+# The self-read example (tools/dtl, with libperf), as root and as nobody
+# at perf_event_paranoid 2, where it counts with exclude_kernel.
+echo "# ==== dtl_self_example"
+saved=$(cat /proc/sys/kernel/perf_event_paranoid)
+echo 2 >/proc/sys/kernel/perf_event_paranoid
+for who in root nobody; do
+	if [ $who = root ]; then
+		./dtl_self_example 20 >"$out" 2>&1
+	else
+		su -s /bin/sh nobody -c "./dtl_self_example 20" >"$out" 2>&1
+	fi
+	rc=$?
+	cat "$out"
+	if [ $rc = 0 ]; then
+		result "dtl_self_example/$who" 1 0 0 "$(tail -1 "$out")"
+	else
+		result "dtl_self_example/$who" 0 1 0 "exit status $rc"
+	fi
+done
+echo "$saved" >/proc/sys/kernel/perf_event_paranoid
 run dtl_perf_stat 120 dtl/dtl_perf_stat.sh
 perf_shell test_dtl
 run dtl_module 60 dtl/dtl_module.sh /dtl/dtl_pmu.ko

@@ -94,12 +94,13 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 	/*
 	 * Counters have no overflow interrupt and no privilege-level filter.
 	 * exclude_guest is accepted: perf sets it by default, and dtl counts
-	 * nothing in guest mode anyway.
+	 * nothing in guest mode anyway.  exclude_kernel is left to the caller,
+	 * which accepts it for per-task events of user tasks only.
 	 */
 	if (attr->sample_period || attr->freq)
 		return -EOPNOTSUPP;
-	if (attr->exclude_user || attr->exclude_kernel || attr->exclude_hv ||
-	    attr->exclude_idle || attr->exclude_host)
+	if (attr->exclude_user || attr->exclude_hv || attr->exclude_idle ||
+	    attr->exclude_host)
 		return -EOPNOTSUPP;
 
 	return id - DTL_EVENT_DISPATCHES;
@@ -227,8 +228,24 @@ int dtl_trace_module_init(void);
 void dtl_trace_module_exit(void);
 
 /* Per-CPU state, written by that CPU's sched_switch probe. */
+/*
+ * dtl's per-task context object (perf's task_ctx_data for the dtl PMU).
+ * @cookie names the inherited family of the context: contexts perf finds
+ * equivalent, and swaps instead of switching, have the same cookie.  It
+ * changes with the context's generation, which perf bumps whenever events
+ * are added or removed, and a clone carries its parent's.
+ */
+struct dtl_task_ctx {
+	u64	cookie;
+	u64	last_full;	/* dc->switches when last switched in full */
+};
+
 struct dtl_cpu {
 	u64			total[DTL_NR_COUNTERS];
+	/* Context switches, and how perf switched dtl's task contexts. */
+	u64			switches;
+	u64			ctx_fast;
+	u64			ctx_full;
 	/* The run in progress, valid when @gen equals dtl_hook_gen. */
 	unsigned long		gen;
 	struct task_struct	*run_task;	/* compared, never dereferenced */

@@ -31,11 +31,13 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/hash.h>
 #include <linux/kernel_stat.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/seq_buf.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/sched.h>
@@ -62,6 +64,7 @@ static atomic_t dtl_hook_users = ATOMIC_INIT(0);
 static unsigned long dtl_hook_gen;
 static struct tracepoint *dtl_tp_sched_switch;
 static struct dentry *dtl_debugfs;
+static struct kmem_cache *dtl_task_ctx_cache;
 
 static inline u64 dtl_steal_now(void)
 {
@@ -85,6 +88,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 	struct dtl_entry *log;
 	u64 wait = dtl_wait_ns(READ_ONCE(next->sched_info.last_queued), now);
 
+	dc->switches++;
 	if (likely(dc->gen == gen)) {
 		dc->total[DTL_CNT_DISPATCHES]++;
 		dc->total[DTL_CNT_WAIT_NS] += dc->run_wait;
@@ -97,7 +101,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 		if (preempt || prev_state == TASK_RUNNING)
 			dc->total[DTL_CNT_PREEMPTIONS]++;
 	} else {
-		/* First switch since the probe was registered. */
+		/* A CPU that was offline when the probe was registered. */
 		dc->gen = gen;
 		dc->run_start = now;
 		dc->run_steal_start = steal;
@@ -186,10 +190,17 @@ static void __dtl_event_stop(struct perf_event *event, bool removing)
 	if (hwc->state & PERF_HES_STOPPED)
 		return;
 
-	if (dtl_is_trace_event(event))
+	if (dtl_is_trace_event(event)) {
 		dtl_trace_stop(event);
-	else
+	} else {
 		dtl_event_update(event, removing);
+		/*
+		 * A task event's count changes only here, as its task leaves
+		 * the CPU: publish it in the mmap page for self-reads.
+		 */
+		if (dtl_is_task_event(event))
+			perf_event_update_userpage(event);
+	}
 	hwc->state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
@@ -198,9 +209,59 @@ static void dtl_event_stop(struct perf_event *event, int flags)
 	__dtl_event_stop(event, false);
 }
 
+/* The family of a task context, as perf's equivalence sees it. */
+static u64 dtl_ctx_cookie(struct perf_event_context *ctx)
+{
+	struct perf_event_context *root = ctx->parent_ctx ? : ctx;
+	u64 gen = ctx->parent_ctx ? ctx->parent_gen : ctx->generation;
+
+	return hash_64((unsigned long)root ^ gen, 64);
+}
+
+/*
+ * A task event is added when its context is switched in the full way (or
+ * enabled): refresh the context's cookie and count one full switch per
+ * context switch.  Called on the event's CPU with the context locked.
+ */
+static void dtl_task_ctx_add(struct perf_event *event)
+{
+	struct dtl_task_ctx *tc = event->pmu_ctx->task_ctx_data;
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+
+	if (!tc)
+		return;
+	tc->cookie = dtl_ctx_cookie(event->ctx);
+	if (tc->last_full != dc->switches) {
+		tc->last_full = dc->switches;
+		dc->ctx_full++;
+	}
+}
+
+/*
+ * perf found the two task contexts equivalent (clones of one parent, same
+ * generation) and swaps them between the tasks instead of switching the
+ * events out and in: the events keep counting, which is right for an
+ * inherited family since its counts are summed anyway.  O(1): the
+ * per-task objects stay with their tasks, and the switch is counted.
+ * Called with both contexts locked, interrupts disabled.
+ */
+static void dtl_swap_task_ctx(struct perf_event_pmu_context *prev_epc,
+			      struct perf_event_pmu_context *next_epc)
+{
+	struct dtl_task_ctx *prev = prev_epc->task_ctx_data;
+	struct dtl_task_ctx *next = next_epc->task_ctx_data;
+
+	WARN_ON_ONCE(prev && next && prev->cookie && next->cookie &&
+		     prev->cookie != next->cookie);
+	swap(prev_epc->task_ctx_data, next_epc->task_ctx_data);
+	this_cpu_inc(dtl_cpus.ctx_fast);
+}
+
 static int dtl_event_add(struct perf_event *event, int flags)
 {
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (dtl_is_task_event(event))
+		dtl_task_ctx_add(event);
 	if (flags & PERF_EF_START)
 		dtl_event_start(event, flags);
 	return 0;
@@ -218,6 +279,18 @@ static void dtl_event_read(struct perf_event *event)
 		dtl_event_update(event, false);
 }
 
+/* Start accounting the run in progress on this CPU; an IPI callback. */
+static void dtl_cpu_start_run(void *info)
+{
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+
+	dc->gen = READ_ONCE(dtl_hook_gen);
+	dc->run_task = current;
+	dc->run_wait = 0;	/* it began before dtl looked */
+	dc->run_start = local_clock();
+	dc->run_steal_start = dtl_steal_now();
+}
+
 static int dtl_hook_get(void)
 {
 	int ret = 0;
@@ -227,7 +300,15 @@ static int dtl_hook_get(void)
 
 	mutex_lock(&dtl_hook_lock);
 	if (atomic_read(&dtl_hook_users) == 0) {
+		/*
+		 * Each online CPU starts the run in progress with the new
+		 * generation, so that its end counts; no event has started
+		 * yet, so switches before the probe is in place count for
+		 * nobody.  A CPU that comes online later starts at its first
+		 * switch.
+		 */
 		WRITE_ONCE(dtl_hook_gen, dtl_hook_gen + 1);
+		on_each_cpu(dtl_cpu_start_run, NULL, 1);
 		ret = tracepoint_probe_register(dtl_tp_sched_switch,
 						dtl_sched_switch, NULL);
 	}
@@ -312,10 +393,23 @@ static int dtl_event_init(struct perf_event *event)
 	if (idx < 0)
 		return idx;
 
+	/*
+	 * How often and how long a task waited is no secret from its owner,
+	 * who can read /proc/<pid>/schedstat: a counting event of a user task
+	 * may exclude the kernel (as perf does for users at
+	 * perf_event_paranoid 2); it changes nothing in what is counted.
+	 */
+	if (idx < DTL_NR_COUNTERS && event->attr.exclude_kernel &&
+	    (!event->hw.target || (event->hw.target->flags & PF_KTHREAD)))
+		return -EOPNOTSUPP;
+
 	if (event->cpu >= 0 && !cpu_online(event->cpu))
 		return -ENODEV;
 
 	event->hw.idx = idx;
+	/* Task counters get a dtl_task_ctx in their context (task_ctx_data). */
+	if (idx < DTL_NR_COUNTERS && (event->attach_state & PERF_ATTACH_TASK))
+		event->attach_state |= PERF_ATTACH_TASK_DATA;
 	event->pmu_private = dtl_user_add(event, idx == DTL_IDX_TRACE);
 	if (!event->pmu_private)
 		return -ENOMEM;
@@ -511,6 +605,7 @@ static struct pmu dtl_pmu = {
 	.attr_groups	= dtl_attr_groups,
 	.setup_aux	= dtl_setup_aux,
 	.free_aux	= dtl_free_aux,
+	.swap_task_ctx	= dtl_swap_task_ctx,
 	.event_init	= dtl_event_init,
 	.add		= dtl_event_add,
 	.del		= dtl_event_del,
@@ -518,6 +613,23 @@ static struct pmu dtl_pmu = {
 	.stop		= dtl_event_stop,
 	.read		= dtl_event_read,
 };
+
+static int dtl_switches_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	seq_puts(m, "cpu switches ctx_fast ctx_full\n");
+	for_each_possible_cpu(cpu) {
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+
+		/* Racy snapshots of monotonic counters: good enough here. */
+		seq_printf(m, "%d %llu %llu %llu\n", cpu,
+			   READ_ONCE(dc->switches), READ_ONCE(dc->ctx_fast),
+			   READ_ONCE(dc->ctx_full));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dtl_switches);
 
 static void dtl_find_tracepoint(struct tracepoint *tp, void *priv)
 {
@@ -539,9 +651,15 @@ static int __init dtl_init(void)
 	if (ret)
 		return ret;
 
+	dtl_task_ctx_cache = KMEM_CACHE(dtl_task_ctx, 0);
+	if (!dtl_task_ctx_cache)
+		return -ENOMEM;
+	dtl_pmu.task_ctx_cache = dtl_task_ctx_cache;
+
 	ret = perf_pmu_register(&dtl_pmu, DTL_PMU_NAME, -1);
 	if (ret) {
 		pr_err("failed to register the %s PMU: %d\n", DTL_PMU_NAME, ret);
+		kmem_cache_destroy(dtl_task_ctx_cache);
 		return ret;
 	}
 
@@ -549,6 +667,8 @@ static int __init dtl_init(void)
 	dtl_debugfs = debugfs_create_dir("dtl", NULL);
 	debugfs_create_atomic_t("hook_users", 0444, dtl_debugfs,
 				&dtl_hook_users);
+	debugfs_create_file("switches", 0444, dtl_debugfs, NULL,
+			    &dtl_switches_fops);
 	return 0;
 }
 
@@ -559,6 +679,9 @@ static void __exit dtl_exit(void)
 	/* No event is left, so the probe is gone: wait for its last callers. */
 	tracepoint_synchronize_unregister();
 	dtl_trace_module_exit();
+	/* perf frees task context objects from RCU callbacks. */
+	rcu_barrier();
+	kmem_cache_destroy(dtl_task_ctx_cache);
 }
 
 module_init(dtl_init);

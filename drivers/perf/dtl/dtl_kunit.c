@@ -67,8 +67,12 @@ static void dtl_test_unsupported(struct kunit *test)
 	attr.precise_ip = 2;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
 	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
-	attr.exclude_kernel = 1;
+	attr.exclude_user = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
+	/* Left to event_init, which knows whether the target is a user task. */
+	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	attr.exclude_kernel = 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_WAIT_NS);
 	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
 	attr.exclude_idle = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);

@@ -71,9 +71,10 @@ FIXTURE_VARIANT_ADD(bad, exclude_user)
 	.what = "exclude_user", .err = EOPNOTSUPP, .exclude = 1, .cpu = -1,
 };
 
-FIXTURE_VARIANT_ADD(bad, exclude_kernel)
+FIXTURE_VARIANT_ADD(bad, exclude_kernel_cpu_wide)
 {
-	.what = "exclude_kernel", .err = EOPNOTSUPP, .exclude = 2, .cpu = -1,
+	.what = "exclude_kernel on a CPU-wide counter", .err = EOPNOTSUPP,
+	.exclude = 2, .cpu = 0,
 };
 
 FIXTURE_VARIANT_ADD(bad, exclude_hv)
@@ -213,6 +214,34 @@ TEST(offline_cpu)
 	EXPECT_EQ(-ENODEV, err);
 	EXPECT_EQ(0, module_refs());
 	EXPECT_EQ(0, dtl_hook_users());
+}
+
+/*
+ * exclude_kernel on a counter of a user task is accepted (perf sets it for
+ * users at perf_event_paranoid 2): the count is the same.
+ */
+TEST(exclude_kernel_user_task)
+{
+	struct perf_event_attr attr;
+	long long a, b;
+	int fd, fdu, i;
+
+	dtl_attr(&attr, "dispatches");
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	attr.exclude_kernel = 1;
+	fdu = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fdu, 0) TH_LOG("exclude_kernel refused: %s", strerror(errno));
+	for (i = 0; i < 20; i++)
+		usleep(1000);
+	a = dtl_count(fd);
+	b = dtl_count(fdu);
+	EXPECT_GE(a, 20);
+	EXPECT_EQ(a, b);
+	close(fd);
+	close(fdu);
 }
 
 /*

@@ -3,15 +3,16 @@
  * dtl events opened by an unprivileged user at each perf_event_paranoid
  * level: the errno perf's rules give, and nothing else.
  *
- *   level  task count  task trace  CPU count  CPU trace
- *    -1       ok          ok          ok         ok
- *     0       ok          ok          ok         ok
- *     1       ok          ok        EACCES     EACCES
- *     2     EACCES        ok        EACCES     EACCES
+ *   level  task count  task count:u  task trace:u  CPU count  CPU trace:u
+ *    -1       ok          ok            ok            ok          ok
+ *     0       ok          ok            ok            ok          ok
+ *     1       ok          ok            ok          EACCES      EACCES
+ *     2     EACCES        ok            ok          EACCES      EACCES
  *
- * A counting event always counts in kernel mode (dtl refuses exclude_*),
- * so at level 2 it needs the privilege to profile the kernel; a trace
- * event opened with exclude_kernel (records of user tasks only) does not.
+ * At level 2 an event that does not exclude the kernel needs the privilege
+ * to profile it: a counter of the user's own task may exclude the kernel
+ * (":u", as perf asks for it then), and so may a trace event (records of
+ * user tasks only).
  */
 #define _GNU_SOURCE
 #include <linux/perf_dtl.h>
@@ -24,10 +25,10 @@
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 #define NOBODY		65534
 
-enum { TASK_COUNT, TASK_TRACE, CPU_COUNT, CPU_TRACE, NR_OPENS };
+enum { TASK_COUNT, TASK_COUNT_U, TASK_TRACE, CPU_COUNT, CPU_TRACE, NR_OPENS };
 
 static const char * const open_names[NR_OPENS] = {
-	"task count", "task trace", "CPU count", "CPU trace",
+	"task count", "task count:u", "task trace:u", "CPU count", "CPU trace:u",
 };
 
 static int write_paranoid(int level)
@@ -57,7 +58,7 @@ static void try_opens(int result_fd)
 		int fd;
 
 		dtl_attr(&attr, trace ? "all" : "dispatches");
-		attr.exclude_kernel = trace;
+		attr.exclude_kernel = trace || i == TASK_COUNT_U;
 		fd = sys_perf_event_open(&attr, i < CPU_COUNT ? 0 : -1,
 					 i < CPU_COUNT ? -1 : 0, -1, 0);
 		err[i] = fd < 0 ? errno : 0;
@@ -103,22 +104,22 @@ FIXTURE_VARIANT(paranoid)
 
 FIXTURE_VARIANT_ADD(paranoid, minus_1)
 {
-	.level = -1, .want = { 0, 0, 0, 0 },
+	.level = -1, .want = { 0, 0, 0, 0, 0 },
 };
 
 FIXTURE_VARIANT_ADD(paranoid, level_0)
 {
-	.level = 0, .want = { 0, 0, 0, 0 },
+	.level = 0, .want = { 0, 0, 0, 0, 0 },
 };
 
 FIXTURE_VARIANT_ADD(paranoid, level_1)
 {
-	.level = 1, .want = { 0, 0, EACCES, EACCES },
+	.level = 1, .want = { 0, 0, 0, EACCES, EACCES },
 };
 
 FIXTURE_VARIANT_ADD(paranoid, level_2)
 {
-	.level = 2, .want = { EACCES, 0, EACCES, EACCES },
+	.level = 2, .want = { EACCES, 0, 0, EACCES, EACCES },
 };
 
 FIXTURE_SETUP(paranoid)

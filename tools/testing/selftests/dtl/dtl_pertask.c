@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Per-task dtl counters: self-reads through the perf mmap page, inherited
+ * families that perf switches by swapping equivalent contexts, and the
+ * ways a task event comes and goes (attach to a running task, ioctl
+ * enable/disable, a child exiting, migration, inherit_stat).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "../kselftest_harness.h"
+#include "dtl_util.h"
+#include "../../../dtl/dtl_self.h"
+
+#define SWITCHES	DTL_DEBUGFS "/switches"
+
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int ncpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static int wait_sleeping(pid_t pid, pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		char st = dtl_task_state(pid, tid);
+
+		if (st == 'S' || st == 'T' || st == 't')
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/* Sum of the "ctx_fast" and "ctx_full" columns of debugfs dtl/switches. */
+static int ctx_switches(unsigned long long *fast, unsigned long long *full)
+{
+	unsigned long long sw, fa, fu;
+	char line[256];
+	FILE *f = fopen(SWITCHES, "r");
+	int cpu;
+
+	if (!f)
+		return -1;
+	*fast = *full = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%d %llu %llu %llu", &cpu, &sw, &fa, &fu) != 4)
+			continue;
+		*fast += fa;
+		*full += fu;
+	}
+	fclose(f);
+	return 0;
+}
+
+static void spin_us(long us)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000000L +
+		 (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
+/*
+ * A task reading its own counters: the mmap page (no system call) and
+ * read() give the same values at every point of a workload that sleeps
+ * and runs in turn.
+ */
+TEST(self_read_matches_read)
+{
+	static const char * const names[] = {
+		"dispatches", "preemptions", "wait_ns"
+	};
+	struct perf_event_mmap_page *pc[3];
+	struct dtl_self_value v;
+	int fd[3], i, j, same = 0;
+	long long r;
+
+	for (j = 0; j < 3; j++) {
+		fd[j] = dtl_open(names[j], 0, -1, -1, 0);
+		ASSERT_GE(fd[j], 0);
+		pc[j] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd[j], 0);
+		ASSERT_NE(MAP_FAILED, pc[j]);
+	}
+	for (i = 0; i < 50; i++) {
+		usleep(500);
+		spin_us(i % 7 * 100);
+		for (j = 0; j < 3; j++) {
+			ASSERT_EQ(0, dtl_self_read(pc[j], &v))
+				TH_LOG("%s: the page has a counter index",
+				       names[j]);
+			r = dtl_count(fd[j]);
+			ASSERT_EQ((uint64_t)r, v.value)
+				TH_LOG("round %d, %s: self-read %llu, read() %lld",
+				       i, names[j], (unsigned long long)v.value, r);
+			same++;
+		}
+	}
+	ASSERT_EQ(0, dtl_self_read(pc[0], &v));
+	TH_LOG("%d self-reads equal to read(); %llu dispatches", same,
+	       (unsigned long long)v.value);
+	EXPECT_GE(v.value, 50);
+	for (j = 0; j < 3; j++) {
+		munmap(pc[j], 4096);
+		close(fd[j]);
+	}
+}
+
+/*
+ * An inherited family ping-ponging on all CPUs: threads and forked
+ * children of one process, all in equivalent perf contexts, so perf swaps
+ * the contexts between them instead of switching the events, and dtl
+ * counts a swap as a fast switch.  The totals still agree with the
+ * scheduler's: exactly with context-switches (minus each task's last run,
+ * see dtl_count's inherit_fork), and within the same bounds as there with
+ * schedstat.
+ */
+#define FAMILY_THREADS	2
+#define FAMILY_CHILDREN	2
+#define FAMILY_ROUNDS	300
+
+struct pp {
+	int in, out;
+};
+
+static void *pp_thread(void *arg)
+{
+	struct pp *p = arg;
+	char c;
+	int i;
+
+	for (i = 0; i < FAMILY_ROUNDS; i++)
+		if (read(p->in, &c, 1) != 1 || write(p->out, &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+/* The family's root: forks children and starts threads, all ping-pong. */
+static void family_root(int go_fd, int result_fd)
+{
+	pthread_t th[FAMILY_THREADS];
+	struct dtl_sched s;
+	struct pp tp[FAMILY_THREADS];
+	pid_t kids[FAMILY_CHILDREN];
+	int to[2], from[2], i, r;
+	char c = 'x';
+
+	if (read(go_fd, &c, 1) != 1)
+		_exit(1);
+	for (i = 0; i < FAMILY_CHILDREN; i++) {
+		if (pipe(to) || pipe(from))
+			_exit(1);
+		kids[i] = fork();
+		if (kids[i] < 0)
+			_exit(1);
+		if (!kids[i]) {
+			/* The grandchild pings, the child pongs. */
+			pid_t g = fork();
+
+			if (g < 0)
+				_exit(1);
+			for (r = 0; r < FAMILY_ROUNDS; r++) {
+				if (g) {
+					if (read(to[0], &c, 1) != 1 ||
+					    write(from[1], &c, 1) != 1)
+						break;
+				} else {
+					if (write(to[1], &c, 1) != 1 ||
+					    read(from[0], &c, 1) != 1)
+						break;
+				}
+			}
+			if (g) {
+				struct dtl_sched gs;
+				siginfo_t si;
+
+				/* Report the grandchild's stats to the test. */
+				if (waitid(P_PID, g, &si, WEXITED | WNOWAIT) ||
+				    dtl_sched_read(g, g, &gs))
+					_exit(1);
+				waitpid(g, NULL, 0);
+				if (write(result_fd, &gs, sizeof(gs)) != sizeof(gs))
+					_exit(1);
+			}
+			_exit(0);
+		}
+		close(to[0]);
+		close(to[1]);
+		close(from[0]);
+		close(from[1]);
+	}
+	for (i = 0; i < FAMILY_THREADS; i++) {
+		int a[2], b[2];
+
+		if (pipe(a) || pipe(b))
+			_exit(1);
+		tp[i].in = a[0];
+		tp[i].out = b[1];
+		if (pthread_create(&th[i], NULL, pp_thread, &tp[i]))
+			_exit(1);
+		for (r = 0; r < FAMILY_ROUNDS; r++)
+			if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
+				_exit(1);
+		pthread_join(th[i], NULL);
+	}
+	for (i = 0; i < FAMILY_CHILDREN; i++) {
+		siginfo_t si;
+
+		if (waitid(P_PID, kids[i], &si, WEXITED | WNOWAIT) ||
+		    dtl_sched_read(kids[i], kids[i], &s))
+			_exit(1);
+		waitpid(kids[i], NULL, 0);
+		if (write(result_fd, &s, sizeof(s)) != sizeof(s))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+static void run_family(struct __test_metadata *_metadata, int inherit_stat)
+{
+	static const char * const names[] = {
+		"dispatches", "preemptions", "wait_ns"
+	};
+	unsigned long long fast0, full0, fast1, full1;
+	struct dtl_sched root0, root1, s, total;
+	int go[2], res[2], fd[3], cs_fd, j, n = 0;
+	int ntasks = 1 + 2 * FAMILY_CHILDREN;
+	long long v[3], cs;
+	siginfo_t si;
+	pid_t root;
+
+	if (ctx_switches(&fast0, &full0))
+		SKIP(return, "no debugfs " SWITCHES);
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
+	root = fork();
+	ASSERT_GE(root, 0);
+	if (!root)
+		family_root(go[0], res[1]);
+	close(res[1]);
+
+	ASSERT_EQ(0, wait_sleeping(root, root));
+	for (j = 0; j < 3; j++) {
+		struct perf_event_attr attr;
+
+		dtl_attr(&attr, names[j]);
+		attr.inherit = 1;
+		attr.inherit_stat = inherit_stat;
+		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		fd[j] = sys_perf_event_open(&attr, root, -1, -1, 0);
+		ASSERT_GE(fd[j], 0);
+	}
+	/*
+	 * Not with inherit_stat: perf_event_sync_stat() pairs the events of
+	 * two contexts by their position in the event lists, and a clone's
+	 * list is ordered by PMU, so a context mixing PMUs gets its counts
+	 * swapped between different events.
+	 */
+	cs_fd = -1;
+	if (!inherit_stat) {
+		cs_fd = sw_open(PERF_COUNT_SW_CONTEXT_SWITCHES, root, -1, -1, 1);
+		ASSERT_GE(cs_fd, 0);
+	}
+	ASSERT_EQ(0, dtl_sched_read(root, root, &root0));
+	ASSERT_EQ(0, ctx_switches(&fast0, &full0));
+
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	memset(&total, 0, sizeof(total));
+	while (read(res[0], &s, sizeof(s)) == sizeof(s)) {
+		total.pcount += s.pcount;
+		total.nivcsw += s.nivcsw;
+		total.delay_ns += s.delay_ns;
+		n++;
+	}
+	ASSERT_EQ(2 * FAMILY_CHILDREN, n);
+	ASSERT_EQ(0, waitid(P_PID, root, &si, WEXITED | WNOWAIT));
+	/* The threads' stats are in the process's: read the group leader's. */
+	ASSERT_EQ(0, dtl_sched_read(root, root, &root1));
+	ASSERT_EQ(0, ctx_switches(&fast1, &full1));
+	for (j = 0; j < 3; j++)
+		v[j] = dtl_count(fd[j]);
+	cs = cs_fd >= 0 ? dtl_count(cs_fd) : v[0] - ntasks - FAMILY_THREADS;
+	waitpid(root, NULL, 0);
+
+	TH_LOG("%d processes + %d threads: dispatches %lld cs %lld; fast switches %llu, full %llu",
+	       ntasks, FAMILY_THREADS, v[0], cs, fast1 - fast0, full1 - full0);
+	/* The optimisation is not dead code. */
+	EXPECT_GT(fast1 - fast0, 0);
+	/* Each task's last run is charged at its exit; threads included. */
+	EXPECT_EQ(cs, v[0] - ntasks - FAMILY_THREADS);
+	/* Every round trip dispatches both sides. */
+	EXPECT_GE(v[0], 2 * FAMILY_ROUNDS * (FAMILY_CHILDREN + FAMILY_THREADS));
+	/* Children alone (the root's threads are not in its own schedstat). */
+	EXPECT_GE(v[0], (long long)(total.pcount + root1.pcount - root0.pcount));
+	for (j = 0; j < 3; j++)
+		close(fd[j]);
+	if (cs_fd >= 0)
+		close(cs_fd);
+}
+
+/* Attach to a task that is already running: its runs from then on. */
+TEST(attach_running)
+{
+	struct dtl_sched s0, s1;
+	long long d;
+	pid_t child;
+	int fd;
+
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child) {
+		for (;;)
+			usleep(1000);
+	}
+	usleep(50000);
+	fd = dtl_open("dispatches", child, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, dtl_sched_read(child, child, &s0));
+	usleep(200000);
+	kill(child, SIGSTOP);
+	ASSERT_EQ(0, wait_sleeping(child, child));
+	ASSERT_EQ(0, dtl_sched_read(child, child, &s1));
+	d = dtl_count(fd);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	TH_LOG("attached: %lld dispatches, pcount +%llu", d, s1.pcount - s0.pcount);
+	/* Plus the run in progress at the attach, if any. */
+	EXPECT_GE(d, (long long)(s1.pcount - s0.pcount));
+	EXPECT_LE(d, (long long)(s1.pcount - s0.pcount) + 1);
+	EXPECT_GT(d, 10);
+	close(fd);
+}
+
+/* Disabled with ioctl, the counter stops; enabled, it goes on. */
+TEST(ioctl_enable_disable)
+{
+	long long a, b, c;
+	int fd, i;
+
+	fd = dtl_open("dispatches", 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < 20; i++)
+		usleep(500);
+	a = dtl_count(fd);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+	for (i = 0; i < 20; i++)
+		usleep(500);
+	b = dtl_count(fd);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	for (i = 0; i < 20; i++)
+		usleep(500);
+	c = dtl_count(fd);
+	TH_LOG("enabled %lld, disabled +%lld, enabled again +%lld", a, b - a,
+	       c - b);
+	EXPECT_GE(a, 20);
+	/* The run that was in progress at the disable is not counted. */
+	EXPECT_LE(b - a, 1);
+	EXPECT_GE(c - b, 20);
+	close(fd);
+}
+
+/* A child that exits while its parent's inherited counter goes on. */
+TEST(child_exits_parent_counts)
+{
+	struct dtl_sched cs;
+	long long before, after;
+	siginfo_t si;
+	pid_t child;
+	int fd, i;
+
+	fd = dtl_open("dispatches", 0, -1, -1, 1);
+	ASSERT_GE(fd, 0);
+	before = dtl_count(fd);
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child) {
+		for (i = 0; i < 30; i++)
+			usleep(500);
+		_exit(0);
+	}
+	ASSERT_EQ(0, waitid(P_PID, child, &si, WEXITED | WNOWAIT));
+	ASSERT_EQ(0, dtl_sched_read(child, child, &cs));
+	waitpid(child, NULL, 0);
+	after = dtl_count(fd);
+	TH_LOG("parent + child: +%lld dispatches, child pcount %llu",
+	       after - before, cs.pcount);
+	/* The child's runs (all of them, its last at exit) are in the total. */
+	EXPECT_GE(after - before, (long long)cs.pcount);
+	close(fd);
+}
+
+struct mover {
+	int stop;
+	pid_t tid;
+	int go[2];
+	int park[2];
+};
+
+static void *mover_main(void *arg)
+{
+	struct mover *m = arg;
+	int i = 0;
+	char c;
+
+	m->tid = gettid();
+	/* Asleep while the counters are set up. */
+	if (read(m->go[0], &c, 1) != 1)
+		return NULL;
+	while (!__atomic_load_n(&m->stop, __ATOMIC_RELAXED)) {
+		pin_to(i++ % ncpus());
+		usleep(500);
+	}
+	/* Sleep until told, so that its runs are over when it is read. */
+	if (read(m->park[0], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+/* A task that keeps moving between CPUs: all its runs, on every CPU. */
+TEST(migrating_task)
+{
+	struct mover m = { 0 };
+	struct dtl_sched s0, s1;
+	pthread_t th;
+	long long d, cs;
+	int fd, cs_fd;
+
+	if (ncpus() < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pipe(m.go));
+	ASSERT_EQ(0, pipe(m.park));
+	ASSERT_EQ(0, pthread_create(&th, NULL, mover_main, &m));
+	while (!__atomic_load_n(&m.tid, __ATOMIC_RELAXED))
+		usleep(100);
+	ASSERT_EQ(0, wait_sleeping(getpid(), m.tid));
+	fd = dtl_open("dispatches", m.tid, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	cs_fd = sw_open(PERF_COUNT_SW_CONTEXT_SWITCHES, m.tid, -1, -1, 0);
+	ASSERT_GE(cs_fd, 0);
+	ASSERT_EQ(0, dtl_sched_read(getpid(), m.tid, &s0));
+	ASSERT_EQ(1, write(m.go[1], "g", 1));
+	usleep(200000);
+	__atomic_store_n(&m.stop, 1, __ATOMIC_RELAXED);
+	ASSERT_EQ(0, wait_sleeping(getpid(), m.tid));
+	usleep(20000);
+	ASSERT_EQ(0, wait_sleeping(getpid(), m.tid));
+	ASSERT_EQ(0, dtl_sched_read(getpid(), m.tid, &s1));
+	d = dtl_count(fd);
+	cs = dtl_count(cs_fd);
+	ASSERT_EQ(1, write(m.park[1], "p", 1));
+	pthread_join(th, NULL);
+	TH_LOG("moving thread: %lld dispatches, cs %lld, pcount +%llu", d, cs,
+	       s1.pcount - s0.pcount);
+	EXPECT_GT(d, 50);
+	/* Asleep at both ends: every run is over and counted by all. */
+	EXPECT_EQ(cs, d);
+	EXPECT_EQ((long long)(s1.pcount - s0.pcount), d);
+	close(fd);
+	close(cs_fd);
+}
+
+TEST(family_fast_path)
+{
+	run_family(_metadata, 0);
+}
+
+/*
+ * inherit_stat: on each swap perf also swaps the counts of the equivalent
+ * events (reading the active ones through dtl), so that counts follow
+ * tasks.  The family's totals must not change.  (6.12 no longer reports a
+ * child's count at its exit: ctx->task is TASK_TOMBSTONE before
+ * sync_child_event() would emit the PERF_RECORD_READ.)
+ */
+TEST(family_fast_path_inherit_stat)
+{
+	run_family(_metadata, 1);
+}
+
+TEST_HARNESS_MAIN
