@@ -9,6 +9,7 @@
 
 #include <linux/bits.h>
 #include <linux/errno.h>
+#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/limits.h>
 #include <linux/list.h>
@@ -184,6 +185,18 @@ struct dtl_block_slot {
 };
 
 #define DTL_BLOCK_BITS		13
+
+/*
+ * The family of a task context, as perf's equivalence sees it: the root
+ * context and its generation, which a clone carries as parent_gen.
+ */
+static inline u64 dtl_ctx_cookie(const struct perf_event_context *ctx)
+{
+	const struct perf_event_context *root = ctx->parent_ctx ? : ctx;
+	u64 gen = ctx->parent_ctx ? ctx->parent_gen : ctx->generation;
+
+	return hash_64((unsigned long)root ^ gen, 64);
+}
 
 /* Interface between the files of the driver. */
 struct dtl_cpu;

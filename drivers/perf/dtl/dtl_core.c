@@ -209,15 +209,6 @@ static void dtl_event_stop(struct perf_event *event, int flags)
 	__dtl_event_stop(event, false);
 }
 
-/* The family of a task context, as perf's equivalence sees it. */
-static u64 dtl_ctx_cookie(struct perf_event_context *ctx)
-{
-	struct perf_event_context *root = ctx->parent_ctx ? : ctx;
-	u64 gen = ctx->parent_ctx ? ctx->parent_gen : ctx->generation;
-
-	return hash_64((unsigned long)root ^ gen, 64);
-}
-
 /*
  * A task event is added when its context is switched in the full way (or
  * enabled): refresh the context's cookie and count one full switch per

@@ -238,6 +238,39 @@ static void dtl_test_entry_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, cpu), (size_t)62);
 }
 
+/* Equivalent contexts (a root and its clones at one generation) match. */
+static void dtl_test_ctx_cookie(struct kunit *test)
+{
+	struct perf_event_context *root, *a, *b, *other;
+
+	root = kunit_kzalloc(test, sizeof(*root), GFP_KERNEL);
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, root);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+
+	root->generation = 7;
+	a->parent_ctx = root;
+	a->parent_gen = 7;
+	b->parent_ctx = root;
+	b->parent_gen = 7;
+	KUNIT_EXPECT_EQ(test, dtl_ctx_cookie(a), dtl_ctx_cookie(b));
+	KUNIT_EXPECT_EQ(test, dtl_ctx_cookie(a), dtl_ctx_cookie(root));
+
+	/* Events added to the root after b was cloned: b is stale. */
+	root->generation = 8;
+	a->parent_gen = 8;
+	KUNIT_EXPECT_NE(test, dtl_ctx_cookie(a), dtl_ctx_cookie(b));
+	KUNIT_EXPECT_EQ(test, dtl_ctx_cookie(a), dtl_ctx_cookie(root));
+
+	/* Another family, at the same generation. */
+	other->generation = 8;
+	KUNIT_EXPECT_NE(test, dtl_ctx_cookie(other), dtl_ctx_cookie(root));
+}
+
 static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_counter_of_event),
 	KUNIT_CASE(dtl_test_bad_config),
@@ -248,6 +281,7 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_log_resume),
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
+	KUNIT_CASE(dtl_test_ctx_cookie),
 	{}
 };
 
