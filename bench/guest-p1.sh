@@ -11,34 +11,23 @@
 ROUNDS=${ROUNDS:-3}
 LOOPS=${LOOPS:-10000}
 
-idle_pct() {
-	set -- $(head -1 /proc/stat); t1=$(($2+$3+$4+$5+$6+$7+$8)); i1=$5
-	sleep 2
-	set -- $(head -1 /proc/stat); t2=$(($2+$3+$4+$5+$6+$7+$8)); i2=$5
-	echo $(( (i2 - i1) * 100 / (t2 - t1 + 1) ))
-}
-n=0
-while [ "$(idle_pct)" -lt 95 ] && [ $n -lt 60 ]; do n=$((n + 1)); done
+. /dtl/guest-lib.sh
+wait_quiet
 
 cs() { awk '/^ctxt/ { print $2 }' /proc/stat; }
 now_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
-bench() { taskset -c 0 perf bench sched pipe -l $LOOPS 2>/dev/null | sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p'; }
 
 for r in $(seq $ROUNDS); do
 	for mode in none dtl tracepoints sched; do
 		rm -f /tmp/b.data
 		c0=$(cs)
 		case $mode in
-		none)	u=$(bench) ;;
-		dtl)	u=$(perf-dtl record -q -o /tmp/b.data -e dtl/all/ -a -- \
-			    taskset -c 0 perf bench sched pipe -l $LOOPS 2>/dev/null |
-			    sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p') ;;
-		tracepoints) u=$(perf record -q -o /tmp/b.data -e sched:sched_switch,sched:sched_wakeup -a -- \
-			    taskset -c 0 perf bench sched pipe -l $LOOPS 2>/dev/null |
-			    sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p') ;;
-		sched)	u=$(perf sched record -q -o /tmp/b.data -- \
-			    taskset -c 0 perf bench sched pipe -l $LOOPS 2>/dev/null |
-			    sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p') ;;
+		none)	u=$(pipe_usecs) ;;
+		dtl)	u=$(pipe_usecs perf-dtl record -q -o /tmp/b.data -e dtl/all/ -a --) ;;
+		tracepoints)
+			u=$(pipe_usecs perf record -q -o /tmp/b.data \
+				-e sched:sched_switch,sched:sched_wakeup -a --) ;;
+		sched)	u=$(pipe_usecs perf sched record -q -o /tmp/b.data --) ;;
 		esac
 		c1=$(cs)
 		echo "P1 $mode $u"

@@ -7,20 +7,8 @@ ROUNDS=${ROUNDS:-5}
 LOOPS=${LOOPS:-20000}
 KO=/dtl/dtl_pmu.ko
 
-# Wait for the boot-time crypto self-tests to finish: 2 s of an idle CPU.
-idle_pct() {
-	set -- $(head -1 /proc/stat); t1=$(($2+$3+$4+$5+$6+$7+$8)); i1=$5
-	sleep 2
-	set -- $(head -1 /proc/stat); t2=$(($2+$3+$4+$5+$6+$7+$8)); i2=$5
-	echo $(( (i2 - i1) * 100 / (t2 - t1 + 1) ))
-}
-n=0
-while [ "$(idle_pct)" -lt 95 ] && [ $n -lt 60 ]; do n=$((n + 1)); done
-
-pipe_usecs() {	# usecs per round trip of perf bench sched pipe on CPU 0
-	taskset -c 0 perf bench sched pipe -l $LOOPS 2>/dev/null |
-		sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p'
-}
+. /dtl/guest-lib.sh
+wait_quiet
 
 for r in $(seq $ROUNDS); do
 	rmmod dtl_pmu 2>/dev/null
@@ -36,9 +24,7 @@ for r in $(seq $ROUNDS); do
 	grep -q dtl/dispatches/ /tmp/stat.txt || echo "P4 error: perf stat counted nothing"
 	# Per task, inherited: dtl against the task-clock software event.
 	for ev in dtl/dispatches/ task-clock; do
-		u=$(perf stat -e $ev -o /tmp/stat.txt -- taskset -c 0 perf bench sched pipe -l $LOOPS 2>/dev/null |
-			sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p')
-		echo "P4T $ev $u"
+		echo "P4T $ev $(pipe_usecs perf stat -e $ev -o /tmp/stat.txt --)"
 	done
 	/dtl/dtl_readcost
 done

@@ -13,7 +13,8 @@ sed "s/^ROUNDS=.*/ROUNDS=$ROUNDS/" "$DTL_TOP/bench/guest-p4.sh" >"$log.sh"
 cc -O2 -Wall -I"$DTL_TOP/tools/dtl" -o "$log.rc" "$DTL_TOP/bench/dtl_readcost.c"
 "$DTL_TOP/testbed/vm-run.sh" -s -n -t 1800 -q "-icount shift=3,sleep=off" \
 	-f "$DTL_CACHE/build/module/dtl_pmu.ko=dtl/dtl_pmu.ko" \
-	-f "$log.rc=dtl/dtl_readcost" "$log.sh" >"$log"
+	-f "$log.rc=dtl/dtl_readcost" -f "$DTL_TOP/bench/guest-lib.sh=dtl/guest-lib.sh" \
+	"$log.sh" >"$log"
 rm -f "$log.rc"
 rm -f "$log.sh"
 grep -q '^P4 error' "$log" && { grep '^P4 error' "$log"; exit 1; }
@@ -55,7 +56,8 @@ END {
 echo
 echo "# P1/P2/P5/P6: perf bench sched pipe on CPU 0 while recording all CPUs (guest time, -icount shift=3)"
 sed "s/^ROUNDS=.*/ROUNDS=$ROUNDS/" "$DTL_TOP/bench/guest-p1.sh" >"$log.sh"
-"$DTL_TOP/testbed/vm-run.sh" -s -t 3600 -q "-icount shift=3,sleep=off" "$log.sh" >"$log"
+"$DTL_TOP/testbed/vm-run.sh" -s -t 3600 -q "-icount shift=3,sleep=off" \
+	-f "$DTL_TOP/bench/guest-lib.sh=dtl/guest-lib.sh" "$log.sh" >"$log"
 awk '
 function median(key, n,   i, j, t, a) {
 	for (i = 1; i <= n; i++) a[i] = v[key, i]

@@ -17,6 +17,8 @@
 #include <linux/perf_event.h>
 #include <linux/perf_dtl.h>
 #include <linux/types.h>
+#include <asm/barrier.h>
+#include <asm/byteorder.h>
 
 enum dtl_counter {
 	DTL_CNT_DISPATCHES,
@@ -174,6 +176,81 @@ static inline u32 dtl_steal_field(u64 steal_ns, u8 *flags)
 }
 
 /*
+ * Hypervisor steal clocks.  The hypervisor keeps a per-vCPU record of the
+ * time the vCPU was runnable but not running; dtl reads the guest's own
+ * record (the one the kernel registered) at each context switch.  These
+ * mirror the layouts of the records (the arch code checks them against
+ * the real ones) so that the parsing can be tested anywhere.
+ */
+
+/* x86 KVM: MSR_KVM_STEAL_TIME, struct kvm_steal_time. */
+struct dtl_kvm_steal_time {
+	u64	steal;		/* ns */
+	u32	version;	/* odd while the host updates the record */
+	u32	flags;
+	u8	preempted;
+	u8	pad8[3];
+	u32	pad[11];
+};
+
+/* arm64 SMCCC PV_TIME_ST: struct pvclock_vcpu_stolen_time, little endian. */
+struct dtl_pv_stolen_time {
+	__le32	revision;	/* 0 */
+	__le32	attributes;	/* 0 */
+	__le64	stolen_time;	/* ns */
+	u8	padding[48];
+} __packed;
+
+/*
+ * Read a KVM steal time record: the steal between two reads of an even,
+ * unchanged version.  False if the host kept updating it.
+ */
+static inline bool dtl_kvm_steal_read(const struct dtl_kvm_steal_time *st,
+				      u64 *ns)
+{
+	int tries;
+
+	for (tries = 0; tries < 4; tries++) {
+		u32 v1 = READ_ONCE(st->version);
+		u64 steal;
+
+		/* The host writes version, steal, version, with barriers. */
+		smp_rmb();
+		steal = READ_ONCE(st->steal);
+		/* Read steal before checking the version again. */
+		smp_rmb();
+		if (!(v1 & 1) && READ_ONCE(st->version) == v1) {
+			*ns = steal;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Read an arm64 stolen time record (revision 0, updated with single-copy
+ * atomic 64-bit stores).  False for a revision dtl does not know.
+ */
+static inline bool dtl_pv_stolen_read(const struct dtl_pv_stolen_time *st,
+				      u64 *ns)
+{
+	if (le32_to_cpu(READ_ONCE(st->revision)) != 0)
+		return false;
+	*ns = le64_to_cpu(READ_ONCE(st->stolen_time));
+	return true;
+}
+
+/*
+ * Steal during a run, from two readings of a steal clock.  A record that
+ * was registered again (a vCPU hot-plugged, a guest migrated) may restart
+ * lower: that run's steal is not known, count none.
+ */
+static inline u64 dtl_steal_delta(u64 start, u64 now)
+{
+	return now >= start ? now - start : 0;
+}
+
+/*
  * The block-time table: a lossy, lock-free map from a sleeping task's pid
  * to the time it blocked.  A slot is owned by whoever moves its sequence
  * from even to odd; readers retry nothing, they accept "unknown".
@@ -265,6 +342,10 @@ struct dtl_cpu {
 	u64			run_wait;
 	u64			run_start;
 	u64			run_steal_start;
+	/* The hypervisor's steal record of this CPU, if dtl found one. */
+	phys_addr_t		steal_pa;
+	void			*steal_rec;
+	u64			steal_last;
 	/* The dispatch log, while a trace event exists. */
 	struct dtl_entry	*log;
 	u64			head;		/* sequence of the next record */

@@ -47,6 +47,17 @@
 
 #include "dtl.h"
 
+#if defined(CONFIG_X86) || defined(CONFIG_ARM64)
+#include <asm/dtl_steal.h>
+#else
+/* No hypervisor steal record known here: the kernel's steal accounting. */
+#define DTL_ARCH_STEAL_NAME	NULL
+static inline phys_addr_t dtl_arch_steal_locate(void) { return 0; }
+static inline void *dtl_arch_steal_map(phys_addr_t pa) { return NULL; }
+static inline void dtl_arch_steal_unmap(void *rec) { }
+static inline bool dtl_arch_steal_read(const void *rec, u64 *ns) { return false; }
+#endif
+
 #define DTL_PMU_NAME		"dtl"
 #define DTL_IDENTIFIER		"dtl-1"
 
@@ -66,8 +77,21 @@ static struct tracepoint *dtl_tp_sched_switch;
 static struct dentry *dtl_debugfs;
 static struct kmem_cache *dtl_task_ctx_cache;
 
-static inline u64 dtl_steal_now(void)
+/*
+ * This CPU's steal clock, in ns: the hypervisor's record if dtl found one
+ * (to the ns, at every switch), else the kernel's steal accounting (fed by
+ * a paravirt steal clock at each tick, and 0 without one).  A record read
+ * that keeps failing repeats the last good value.
+ */
+static inline u64 dtl_steal_now(struct dtl_cpu *dc)
 {
+	u64 ns;
+
+	if (dc->steal_rec) {
+		if (dtl_arch_steal_read(dc->steal_rec, &ns))
+			dc->steal_last = ns;
+		return dc->steal_last;
+	}
 	return kcpustat_this_cpu->cpustat[CPUTIME_STEAL];
 }
 
@@ -83,7 +107,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
 	unsigned long gen = READ_ONCE(dtl_hook_gen);
-	u64 steal = dtl_steal_now();
+	u64 steal = dtl_steal_now(dc);
 	u64 now = local_clock();
 	struct dtl_entry *log;
 	u64 wait = dtl_wait_ns(READ_ONCE(next->sched_info.last_queued), now);
@@ -92,7 +116,8 @@ static void dtl_sched_switch(void *data, bool preempt,
 	if (likely(dc->gen == gen)) {
 		dc->total[DTL_CNT_DISPATCHES]++;
 		dc->total[DTL_CNT_WAIT_NS] += dc->run_wait;
-		dc->total[DTL_CNT_STEAL_NS] += steal - dc->run_steal_start;
+		dc->total[DTL_CNT_STEAL_NS] += dtl_steal_delta(dc->run_steal_start,
+							       steal);
 		/*
 		 * Still runnable: preempted, or it yielded.  This is what the
 		 * scheduler counts in nivcsw, except for a block aborted by a
@@ -130,7 +155,7 @@ static u64 dtl_run_pending(struct dtl_cpu *dc, int idx)
 	case DTL_CNT_WAIT_NS:
 		return dc->run_wait;
 	case DTL_CNT_STEAL_NS:
-		return dtl_steal_now() - dc->run_steal_start;
+		return dtl_steal_delta(dc->run_steal_start, dtl_steal_now(dc));
 	default:
 		return 0;
 	}
@@ -279,7 +304,7 @@ static void dtl_cpu_start_run(void *info)
 	dc->run_task = current;
 	dc->run_wait = 0;	/* it began before dtl looked */
 	dc->run_start = local_clock();
-	dc->run_steal_start = dtl_steal_now();
+	dc->run_steal_start = dtl_steal_now(dc);
 }
 
 static int dtl_hook_get(void)
@@ -573,9 +598,27 @@ static ssize_t busy_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(busy);
 
+/* Per online CPU, where steal_ns comes from. */
+static ssize_t steal_source_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	int cpu, len = 0;
+
+	for_each_online_cpu(cpu) {
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+
+		len += sysfs_emit_at(buf, len, "cpu%d: %s\n", cpu,
+				     dc->steal_rec ? DTL_ARCH_STEAL_NAME :
+				     "kernel (no hypervisor steal record found)");
+	}
+	return len;
+}
+static DEVICE_ATTR_RO(steal_source);
+
 static struct attribute *dtl_pmu_attrs[] = {
 	&dev_attr_identifier.attr,
 	&dev_attr_busy.attr,
+	&dev_attr_steal_source.attr,
 	NULL
 };
 
@@ -622,6 +665,38 @@ static int dtl_switches_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(dtl_switches);
 
+/* An IPI callback at module load: where is this CPU's steal record? */
+static void dtl_steal_locate(void *info)
+{
+	this_cpu_ptr(&dtl_cpus)->steal_pa = dtl_arch_steal_locate();
+}
+
+static void dtl_steal_init(void)
+{
+	int cpu;
+
+	on_each_cpu(dtl_steal_locate, NULL, 1);
+	for_each_online_cpu(cpu) {
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+
+		if (dc->steal_pa)
+			dc->steal_rec = dtl_arch_steal_map(dc->steal_pa);
+	}
+}
+
+static void dtl_steal_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+
+		if (dc->steal_rec)
+			dtl_arch_steal_unmap(dc->steal_rec);
+		dc->steal_rec = NULL;
+	}
+}
+
 static void dtl_find_tracepoint(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_switch"))
@@ -642,15 +717,20 @@ static int __init dtl_init(void)
 	if (ret)
 		return ret;
 
+	dtl_steal_init();
+
 	dtl_task_ctx_cache = KMEM_CACHE(dtl_task_ctx, 0);
-	if (!dtl_task_ctx_cache)
+	if (!dtl_task_ctx_cache) {
+		dtl_steal_exit();
 		return -ENOMEM;
+	}
 	dtl_pmu.task_ctx_cache = dtl_task_ctx_cache;
 
 	ret = perf_pmu_register(&dtl_pmu, DTL_PMU_NAME, -1);
 	if (ret) {
 		pr_err("failed to register the %s PMU: %d\n", DTL_PMU_NAME, ret);
 		kmem_cache_destroy(dtl_task_ctx_cache);
+		dtl_steal_exit();
 		return ret;
 	}
 
@@ -673,6 +753,7 @@ static void __exit dtl_exit(void)
 	/* perf frees task context objects from RCU callbacks. */
 	rcu_barrier();
 	kmem_cache_destroy(dtl_task_ctx_cache);
+	dtl_steal_exit();
 }
 
 module_init(dtl_init);

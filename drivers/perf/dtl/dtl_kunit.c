@@ -271,6 +271,57 @@ static void dtl_test_ctx_cookie(struct kunit *test)
 	KUNIT_EXPECT_NE(test, dtl_ctx_cookie(other), dtl_ctx_cookie(root));
 }
 
+/* KVM steal time: only an even, unchanged version gives a reading. */
+static void dtl_test_kvm_steal(struct kunit *test)
+{
+	struct dtl_kvm_steal_time st = { .steal = 123456789, .version = 4 };
+	u64 ns = 0;
+
+	KUNIT_EXPECT_TRUE(test, dtl_kvm_steal_read(&st, &ns));
+	KUNIT_EXPECT_EQ(test, ns, 123456789ULL);
+
+	/* The host is updating it (odd version): no reading, ns untouched. */
+	st.version = 5;
+	st.steal = 1;
+	ns = 42;
+	KUNIT_EXPECT_FALSE(test, dtl_kvm_steal_read(&st, &ns));
+	KUNIT_EXPECT_EQ(test, ns, 42ULL);
+
+	/* A version that wrapped around is still just a version. */
+	st.version = 0;
+	st.steal = U64_MAX;
+	KUNIT_EXPECT_TRUE(test, dtl_kvm_steal_read(&st, &ns));
+	KUNIT_EXPECT_EQ(test, ns, U64_MAX);
+}
+
+/* arm64 stolen time: revision 0 only, little endian. */
+static void dtl_test_pv_stolen(struct kunit *test)
+{
+	struct dtl_pv_stolen_time st = {
+		.revision = cpu_to_le32(0),
+		.stolen_time = cpu_to_le64(0x0102030405060708ULL),
+	};
+	u64 ns = 0;
+
+	KUNIT_EXPECT_TRUE(test, dtl_pv_stolen_read(&st, &ns));
+	KUNIT_EXPECT_EQ(test, ns, 0x0102030405060708ULL);
+
+	st.revision = cpu_to_le32(1);
+	ns = 7;
+	KUNIT_EXPECT_FALSE(test, dtl_pv_stolen_read(&st, &ns));
+	KUNIT_EXPECT_EQ(test, ns, 7ULL);
+	KUNIT_EXPECT_EQ(test, sizeof(st), (size_t)64);
+}
+
+static void dtl_test_steal_delta(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, dtl_steal_delta(100, 350), 250ULL);
+	KUNIT_EXPECT_EQ(test, dtl_steal_delta(100, 100), 0ULL);
+	/* The record was registered again and restarted lower. */
+	KUNIT_EXPECT_EQ(test, dtl_steal_delta(5000, 10), 0ULL);
+	KUNIT_EXPECT_EQ(test, dtl_steal_delta(0, U64_MAX), U64_MAX);
+}
+
 static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_counter_of_event),
 	KUNIT_CASE(dtl_test_bad_config),
@@ -282,6 +333,9 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
 	KUNIT_CASE(dtl_test_ctx_cookie),
+	KUNIT_CASE(dtl_test_kvm_steal),
+	KUNIT_CASE(dtl_test_pv_stolen),
+	KUNIT_CASE(dtl_test_steal_delta),
 	{}
 };
 

@@ -163,7 +163,8 @@ void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
 	e->next_tid = task_pid_nr(next);
 	e->wait_ns = wait;
 	e->ran_ns = now - dc->run_start;
-	e->steal_ns = dtl_steal_field(steal - dc->run_steal_start, &flags);
+	e->steal_ns = dtl_steal_field(dtl_steal_delta(dc->run_steal_start, steal),
+				      &flags);
 	e->blocked_ns = 0;
 	if (prev->flags & PF_KTHREAD)
 		flags |= DTL_F_PREV_KTHREAD;

@@ -27,41 +27,6 @@
 
 #define NSEC_PER_SEC	1000000000ULL
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static int pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
-/* Wait until a thread sleeps (blocked in the kernel), so its runs are over. */
-static int wait_sleeping(pid_t pid, pid_t tid)
-{
-	int i;
-
-	for (i = 0; i < 5000; i++) {
-		if (dtl_task_state(pid, tid) == 'S')
-			return 0;
-		usleep(1000);
-	}
-	return -1;
-}
-
-static int last_cpu(void)
-{
-	return (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
-}
-
 /* A CPU hog that starts and stops on request and blocks in between. */
 struct hog {
 	pthread_t thread;
@@ -80,7 +45,7 @@ static void *hog_main(void *arg)
 	char c;
 
 	h->tid = gettid();
-	pin_to(h->cpu);
+	dtl_pin_to(h->cpu);
 	sem_post(h->ready);
 	if (read(h->go[0], &c, 1) != 1)
 		return NULL;
@@ -127,6 +92,10 @@ TEST(sysfs_layout)
 	EXPECT_STREQ("event=0x00,kinds=0x00", buf);
 	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/identifier", buf, sizeof(buf)));
 	EXPECT_STREQ("dtl-1", buf);
+	/* One line per online CPU says where steal_ns comes from. */
+	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/steal_source", buf,
+				   sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "cpu0: ")) TH_LOG("steal_source: %s", buf);
 	/* perf would treat dtl as an uncore PMU and drop per-task counting. */
 	EXPECT_NE(0, access(DTL_SYSFS "/cpumask", F_OK));
 }
@@ -155,7 +124,7 @@ TEST(hogs_on_one_cpu)
 	unsigned long long t0, elapsed;
 	struct hog hogs[2];
 	sem_t ready, done;
-	int i, j, cpu = last_cpu();
+	int i, j, cpu = dtl_last_cpu();
 
 	sem_init(&ready, 0, 0);
 	sem_init(&done, 0, 0);
@@ -174,7 +143,7 @@ TEST(hogs_on_one_cpu)
 	for (i = 0; i < 2; i++)
 		sem_wait(&ready);
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, wait_sleeping(getpid(), hogs[i].tid));
+		ASSERT_EQ(0, dtl_wait_sleeping(getpid(), hogs[i].tid));
 		for (j = 0; j < 3; j++) {
 			fd[i][j] = dtl_open(names[j], hogs[i].tid, -1, -1, 0);
 			ASSERT_GE(fd[i][j], 0)
@@ -187,16 +156,16 @@ TEST(hogs_on_one_cpu)
 		ASSERT_EQ(0, dtl_sched_read(getpid(), hogs[i].tid, &before[i]));
 	}
 
-	t0 = now_ns();
+	t0 = dtl_now_ns();
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(1, write(hogs[i].go[1], "g", 1));
 	usleep(1000000);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < 2; i++)
 		sem_wait(&done);
-	elapsed = now_ns() - t0;
+	elapsed = dtl_now_ns() - t0;
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, wait_sleeping(getpid(), hogs[i].tid));
+		ASSERT_EQ(0, dtl_wait_sleeping(getpid(), hogs[i].tid));
 		ASSERT_EQ(0, dtl_sched_read(getpid(), hogs[i].tid, &after[i]));
 	}
 
@@ -326,7 +295,7 @@ TEST(inherit_fork)
 	if (!root)
 		inherit_root(go[0], res[1]);
 
-	ASSERT_EQ(0, wait_sleeping(root, root));
+	ASSERT_EQ(0, dtl_wait_sleeping(root, root));
 	for (j = 0; j < 3; j++) {
 		fd[j] = dtl_open(names[j], root, -1, -1, 1);
 		ASSERT_GE(fd[j], 0);
@@ -380,7 +349,7 @@ static void *pong_main(void *arg)
 	char c;
 	int i;
 
-	pin_to(pp->cpu);
+	dtl_pin_to(pp->cpu);
 	for (i = 0; i < pp->rounds; i++) {
 		if (read(pp->to[0], &c, 1) != 1 || write(pp->from[1], &c, 1) != 1)
 			break;
@@ -396,7 +365,7 @@ static void *pong_main(void *arg)
 TEST(cpu_wide_group)
 {
 	struct perf_event_attr attr;
-	struct pingpong pp = { .cpu = last_cpu(), .rounds = 2000 };
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 2000 };
 	struct { uint64_t nr, v[2]; } g;
 	pthread_t t;
 	int lead, fd, i;
@@ -419,7 +388,7 @@ TEST(cpu_wide_group)
 	ASSERT_EQ(0, pipe(pp.from));
 	ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
 	ASSERT_EQ(0, pthread_create(&t, NULL, pong_main, &pp));
-	pin_to(pp.cpu);
+	dtl_pin_to(pp.cpu);
 	for (i = 0; i < pp.rounds; i++) {
 		ASSERT_EQ(1, write(pp.to[1], &c, 1));
 		ASSERT_EQ(1, read(pp.from[0], &c, 1));
@@ -466,7 +435,7 @@ static long long proc_stat_steal_ns(int cpu)
  */
 TEST(steal_matches_proc_stat)
 {
-	int ncpu = last_cpu() + 1, cpu;
+	int ncpu = dtl_last_cpu() + 1, cpu;
 	long long tick = NSEC_PER_SEC / sysconf(_SC_CLK_TCK);
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
@@ -477,8 +446,8 @@ TEST(steal_matches_proc_stat)
 		ASSERT_GE(fd, 0);
 		s0 = proc_stat_steal_ns(cpu);
 		ASSERT_GE(s0, 0);
-		pin_to(cpu);
-		for (t = now_ns(); now_ns() - t < 200000000ULL;)
+		dtl_pin_to(cpu);
+		for (t = dtl_now_ns(); dtl_now_ns() - t < 200000000ULL;)
 			;
 		s1 = proc_stat_steal_ns(cpu);
 		v = dtl_count(fd);

@@ -17,20 +17,6 @@
 
 #define PAGE		4096UL
 
-static int pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
-static int last_cpu(void)
-{
-	return (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
-}
-
 /* A trace event with its ring buffer and AUX buffer mapped. */
 struct trace {
 	int fd;
@@ -141,7 +127,7 @@ static void *pong_main(void *arg)
 	int i;
 
 	pp->tid = gettid();
-	pin_to(pp->cpu);
+	dtl_pin_to(pp->cpu);
 	for (i = 0; i < pp->rounds; i++) {
 		if (read(pp->to[0], &c, 1) != 1 ||
 		    write(pp->from[1], &c, 1) != 1)
@@ -161,7 +147,7 @@ static int pingpong_run(struct pingpong *pp)
 		return -1;
 	if (pthread_create(&t, NULL, pong_main, pp))
 		return -1;
-	pin_to(pp->cpu);
+	dtl_pin_to(pp->cpu);
 	for (i = 0; i < pp->rounds; i++) {
 		if (write(pp->to[1], &c, 1) != 1 ||
 		    read(pp->from[0], &c, 1) != 1)
@@ -187,7 +173,7 @@ static struct dtl_entry recs[MAX_RECORDS], recs2[MAX_RECORDS];
  */
 TEST(pingpong_records)
 {
-	struct pingpong pp = { .cpu = last_cpu(), .rounds = 500 };
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 500 };
 	unsigned int ping = 0, pong = 0, blocks = 0, preempts = 0, i;
 	pid_t me = gettid();
 	struct trace t;
@@ -247,7 +233,7 @@ TEST(pingpong_records)
  */
 TEST(forced_loss)
 {
-	struct pingpong pp = { .cpu = last_cpu(), .rounds = 500 };
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 500 };
 	uint64_t lost = 0, first, last = 0, next;
 	struct trace t;
 	size_t n, m, i;
@@ -296,7 +282,7 @@ TEST(forced_loss)
 /* Two sessions on the same CPU get the same records. */
 TEST(two_sessions)
 {
-	struct pingpong pp = { .cpu = last_cpu(), .rounds = 300 };
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 300 };
 	struct trace a, b;
 	size_t na, nb, i, j, same = 0;
 
@@ -356,7 +342,7 @@ static void *traced_pong(void *arg)
 
 TEST(per_task)
 {
-	struct task_trace tt = { .pp = { .cpu = last_cpu(), .rounds = 300 } };
+	struct task_trace tt = { .pp = { .cpu = dtl_last_cpu(), .rounds = 300 } };
 	unsigned int mine = 0, disp = 0;
 	pthread_t th;
 	char c = 'x';
@@ -372,7 +358,7 @@ TEST(per_task)
 		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(tt.t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(1, write(tt.go[1], "g", 1));
-	pin_to(tt.pp.cpu);
+	dtl_pin_to(tt.pp.cpu);
 	for (i = 0; i < (size_t)tt.pp.rounds; i++) {
 		ASSERT_EQ(1, write(tt.pp.to[1], &c, 1));
 		ASSERT_EQ(1, read(tt.pp.from[0], &c, 1));
@@ -400,7 +386,7 @@ static void *spin_main(void *arg)
 {
 	int *stop = arg;
 
-	pin_to(last_cpu());
+	dtl_pin_to(dtl_last_cpu());
 	while (!__atomic_load_n(stop, __ATOMIC_RELAXED))
 		;
 	return NULL;
@@ -413,7 +399,7 @@ static void *spin_main(void *arg)
  */
 TEST(filters)
 {
-	struct pingpong pp = { .cpu = last_cpu(), .rounds = 300 };
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 300 };
 	uint64_t block = DTL_EVENT_TRACE | (1ULL << DTL_KIND_BLOCK) << 8;
 	struct trace tb, tw;
 	size_t nb, nw, i;
@@ -459,7 +445,7 @@ TEST(filters)
 TEST(busy_file)
 {
 	char buf[4096], want[64];
-	int cpu = last_cpu();
+	int cpu = dtl_last_cpu();
 	struct trace t;
 
 	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/busy", buf, sizeof(buf)));

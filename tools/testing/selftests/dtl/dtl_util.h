@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DTL_SYSFS	"/sys/bus/event_source/devices/dtl"
@@ -182,6 +184,51 @@ static inline char dtl_task_state(pid_t pid, pid_t tid)
 		return 0;
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Wait until a thread is off the CPU (asleep or stopped), so its runs are over. */
+static inline int dtl_wait_sleeping(pid_t pid, pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		char st = dtl_task_state(pid, tid);
+
+		if (st == 'S' || st == 'T' || st == 't')
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+#ifdef CPU_SET
+static inline int dtl_pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+#endif
+
+static inline int dtl_ncpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* The last online CPU: where the tests crowd their tasks. */
+static inline int dtl_last_cpu(void)
+{
+	return dtl_ncpus() - 1;
+}
+
+static inline unsigned long long dtl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /* Events that exist now, as the driver reports in debugfs, or -1. */
