@@ -13,6 +13,7 @@
 #   make perf         perf 6.12 with dtl's decoder (perf-dtl in the guest)
 #
 # KERNEL=path/to/vmlinux boots another kernel (default: Debian's 6.12).
+# ARCH=arm64 runs vm-run in an arm64 guest (make check runs both).
 
 include testbed/versions.conf
 
@@ -23,6 +24,7 @@ KVER		:= $(DTL_KREL)-$(DTL_KFLAVOUR)
 KDIR		?= /usr/src/linux-headers-$(KVER)
 KERNEL		?=
 export DTL_KERNEL := $(KERNEL)
+ARCH		?= x86_64
 TB		:= testbed
 
 KERNEL_FILES	:= $(shell git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
@@ -57,9 +59,16 @@ checkpatch: setup
 bench: module selftests perf
 	@bench/run.sh
 
+ifeq ($(ARCH),arm64)
+vm-run: setup
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh [ARCH=arm64]" >&2; exit 2; }
+	@export DTL_ARCH=arm64; $(TB)/setup-arm64.sh && $(TB)/build-module.sh >/dev/null && \
+		$(TB)/build-tests.sh && $(TB)/vm-run.sh -f $(CACHE)/build/arm64/tests=dtl/tests $(SCRIPT)
+else
 vm-run: module selftests perf
-	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh" >&2; exit 2; }
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh [ARCH=arm64]" >&2; exit 2; }
 	@$(TB)/vm-run.sh -f $(CACHE)/build/tests=dtl/tests $(SCRIPT)
+endif
 
 clean:
 	rm -rf $(CACHE)/build

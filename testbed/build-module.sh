@@ -6,7 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 kdir=${1:-$DTL_KHEADERS}
-out=${2:-$DTL_CACHE/build/module}
+out=${2:-$DTL_BUILD/module}
 mkdir -p "$out"
 rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.mod*' \
 	--exclude '.*' --exclude uapi --exclude arch --exclude Module.symvers \

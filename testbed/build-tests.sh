@@ -8,8 +8,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 tree=$DTL_CACHE/tree-$DTL_KREL
-hdr=$DTL_CACHE/build/uapi-$DTL_KREL
-out=$DTL_CACHE/build/tests
+hdr=$DTL_BUILD/uapi-$DTL_KREL
+out=$DTL_BUILD/tests
 
 # A hard-linked copy of the source: cheap, and rsync below replaces files
 # (new inode) rather than writing through the links into the pristine tree.
@@ -19,21 +19,28 @@ if [ ! -f "$tree/Makefile" ]; then
 fi
 "$DTL_TOP/testbed/overlay.sh" "$tree"
 
+karch=x86
+[ "$DTL_ARCH" = arm64 ] && karch=arm64
 if [ ! -f "$hdr/usr/include/linux/perf_event.h" ]; then
-	say "installing 6.12 uapi headers"
-	make -s -C "$DTL_SRC" O="$hdr" headers >/dev/null
+	say "installing 6.12 uapi headers for $karch"
+	make -s -C "$DTL_SRC" O="$hdr" ARCH=$karch headers >/dev/null
 fi
 
+# Cross-built programs are static: the arm64 guest has only perf's
+# libraries.
+cc=gcc
+[ -n "$DTL_CROSS" ] && cc="${DTL_CROSS}gcc -static"
 mkdir -p "$out/kselftest" "$out/dtl" "$out/perf_events" "$out/perf"
 for t in dtl perf_events; do
-	make -s -C "$tree/tools/testing/selftests/$t" OUTPUT="$out/$t" \
+	make -s -C "$tree/tools/testing/selftests/$t" OUTPUT="$out/$t" CC="$cc" \
 		KHDR_INCLUDES="-isystem $hdr/usr/include" >/dev/null
 done
 cp "$tree"/tools/testing/selftests/dtl/*.sh "$tree/tools/testing/selftests/dtl/settings" \
 	"$out/dtl/"
 cp "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh" "$out/kselftest/"
 cp "$tree"/tools/perf/tests/shell/test_dtl.sh "$out/perf/"
-# The self-read example, with libperf built in the staging tree.
-make -s -C "$tree/tools/dtl" BUILD="$out/" >/dev/null
+# The self-read example, with libperf built in the staging tree (for the
+# host's architecture only: that libperf is shared by the tree).
+[ -z "$DTL_CROSS" ] && make -s -C "$tree/tools/dtl" BUILD="$out/" >/dev/null
 cp "$DTL_TOP"/testbed/guest/*.sh "$out/"
 cp "$DTL_TOP/testbed/expected-perf_events.txt" "$out/"

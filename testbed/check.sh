@@ -53,8 +53,7 @@ guest_suite() {
 	local name=$1 vmrc
 	shift
 	echo "# ==== guest: $name"
-	"$DTL_TOP/testbed/vm-run.sh" -t 2400 -f "$DTL_CACHE/build/tests=dtl/tests" \
-		-f "$(command -v trinity)=usr/bin/trinity" "$@" \
+	"$DTL_TOP/testbed/vm-run.sh" -t 2400 -f "${DTL_TESTS:-$DTL_BUILD/tests}=dtl/tests" "$@" \
 		"$DTL_TOP/testbed/guest/all.sh" | tee "$log"
 	vmrc=${PIPESTATUS[0]}
 	while read -r _ test p f s; do
@@ -78,6 +77,21 @@ elif kbuild=$("$DTL_TOP/testbed/build-debug-kernel.sh"); then
 		guest_suite debug -f "$DTL_CACHE/build/module-debug/dtl_kunit.ko=dtl/dtl_kunit.ko"
 else
 	result host/debug-kernel-build 0 1 0
+fi
+
+# arm64: Debian's arm64 6.12 in QEMU TCG, with the module and the tests
+# cross-built (the debug kernel is x86_64 only: see the README).
+if [ "${DTL_ARM64:-1}" = 0 ]; then
+	echo "# ==== arm64: skipped (DTL_ARM64=0)"
+	result arm64 0 0 1
+elif (export DTL_ARCH=arm64
+      "$DTL_TOP/testbed/setup-arm64.sh" &&
+      "$DTL_TOP/testbed/build-module.sh" >/dev/null &&
+      "$DTL_TOP/testbed/build-tests.sh"); then
+	result host/arm64-build 1 0 0
+	DTL_ARCH=arm64 DTL_TESTS=$DTL_CACHE/build/arm64/tests guest_suite arm64
+else
+	result host/arm64-build 0 1 0
 fi
 
 echo

@@ -5,10 +5,31 @@ DTL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=versions.conf
 . "$DTL_TOP/testbed/versions.conf"
 DTL_CACHE=${DTL_CACHE:-${HOME:-/root}/.cache/dtl}
-DTL_KVER=$DTL_KREL-$DTL_KFLAVOUR
-DTL_KHEADERS=/usr/src/linux-headers-$DTL_KVER
-DTL_DEBKERNEL=$DTL_CACHE/debian-$DTL_KVER
 DTL_SRC=$DTL_CACHE/linux-source-${DTL_KREL%%+*}
 
 die() { echo "dtl: $*" >&2; exit 1; }
 say() { echo "dtl: $*" >&2; }
+
+# The architecture of the guest and of what is built for it.
+DTL_ARCH=${DTL_ARCH:-x86_64}
+case $DTL_ARCH in
+x86_64)
+	DTL_KVER=$DTL_KREL-$DTL_KFLAVOUR
+	DTL_KHEADERS=/usr/src/linux-headers-$DTL_KVER
+	DTL_DEBKERNEL=$DTL_CACHE/debian-$DTL_KVER
+	DTL_IMAGE=$DTL_DEBKERNEL/vmlinux
+	DTL_BUILD=$DTL_CACHE/build
+	DTL_CROSS=
+	;;
+arm64)
+	DTL_KVER=$DTL_KREL-arm64
+	DTL_DEBKERNEL=$DTL_CACHE/debian-$DTL_KVER
+	DTL_KHEADERS=$DTL_DEBKERNEL/root/usr/src/linux-headers-$DTL_KVER
+	DTL_IMAGE=$DTL_DEBKERNEL/Image
+	DTL_BUILD=$DTL_CACHE/build/arm64
+	DTL_CROSS=aarch64-linux-gnu-
+	;;
+*)
+	die "DTL_ARCH=$DTL_ARCH: x86_64 or arm64"
+	;;
+esac

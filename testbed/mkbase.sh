@@ -1,19 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Build (once) the base initramfs of the test guest: busybox, the stock
-# perf (perf, Debian's 6.1) and perf 6.12 with dtl's decoder (perf-dtl),
-# with their libraries, and the few files the tests expect.  Prints the
-# path of the cached cpio archive.
+# Build (once) the base initramfs of the test guest for $DTL_ARCH: busybox,
+# Debian's stock perf 6.1 ("perf") and, on x86_64, perf 6.12 with dtl's
+# decoder ("perf-dtl"), trinity, with their libraries, and the few files
+# the tests expect.  Prints the path of the cached cpio archive.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-perf_bin=$(command -v perf) || die "perf not found (run: make setup)"
-# perf 6.12 with dtl's decoder, when built (make perf): /usr/bin/perf-dtl.
-dtl_perf=$DTL_CACHE/build/perf/perf
-bins=(/bin/busybox "$perf_bin")
-[ -x "$dtl_perf" ] && bins+=("$dtl_perf" "$DTL_CACHE"/build/perf/dlfilters/dlfilter-dtl-*.so)
-key=$( (cat "$0"; sha256sum "${bins[@]}") | sha256sum | cut -c1-16)
-out=$DTL_CACHE/initramfs/base-$key.cpio
+dtl_perf=
+if [ "$DTL_ARCH" = arm64 ]; then
+	# Unpacked from Debian's arm64 packages by setup-arm64.sh.
+	sys=$DTL_DEBKERNEL/root
+	busybox=$sys/bin/busybox
+	perf_bin=$sys/usr/bin/perf
+	trinity_bin=$sys/usr/bin/trinity
+	[ -x "$busybox" ] || die "no arm64 busybox (run: testbed/setup-arm64.sh)"
+else
+	sys=
+	busybox=/bin/busybox
+	perf_bin=$(command -v perf) || die "perf not found (run: make setup)"
+	trinity_bin=$(command -v trinity || true)
+	[ -x "$DTL_BUILD/perf/perf" ] && dtl_perf=$DTL_BUILD/perf/perf
+fi
+bins=("$busybox" "$perf_bin")
+[ -n "$trinity_bin" ] && bins+=("$trinity_bin")
+[ -n "$dtl_perf" ] && bins+=("$dtl_perf" "$DTL_BUILD"/perf/dlfilters/dlfilter-dtl-*.so)
+key=$( (cat "$0"; echo "$DTL_ARCH"; sha256sum "${bins[@]}") | sha256sum | cut -c1-16)
+out=$DTL_CACHE/initramfs/base-$DTL_ARCH-$key.cpio
 if [ -s "$out" ]; then
 	echo "$out"
 	exit 0
@@ -24,30 +37,55 @@ root=$(mktemp -d "$DTL_CACHE/initramfs/root.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,lib,lib64,run}
-cp /bin/busybox "$root/bin/busybox"
+cp "$busybox" "$root/bin/busybox"
 for applet in $(/bin/busybox --list); do
 	# A link named busybox would point at itself: /init then fails (-ELOOP).
 	[ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
 done
-cp "$perf_bin" "$root/usr/bin/perf"
 
-# The dynamic libraries of perf, and of the test programs built on this
-# host (they need no more than perf's libc).
+# The dynamic libraries of a program, copied to the same paths.  On x86_64
+# ldd finds them on this host; for arm64 they are looked up in the
+# unpacked Debian packages, following each library's NEEDED entries.
 copy_closure() {
-	ldd "$1" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r lib; do
-		[ -f "$lib" ] || continue
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
+	local bin=$1 lib need dir
+	if [ -z "$sys" ]; then
+		ldd "$bin" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r lib; do
+			[ -f "$lib" ] || continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+		return
+	fi
+	for need in $(${DTL_CROSS}readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		for dir in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
+			lib=$sys/$dir/$need
+			[ -e "$lib" ] || continue
+			[ -e "$root/$dir/$need" ] && break
+			mkdir -p "$root/$dir"
+			cp -L "$lib" "$root/$dir/$need"
+			copy_closure "$root/$dir/$need"
+			break
+		done
 	done
 }
+
+cp "$perf_bin" "$root/usr/bin/perf"
 copy_closure "$perf_bin"
-if [ -x "$dtl_perf" ]; then
+if [ -n "$trinity_bin" ]; then
+	cp "$trinity_bin" "$root/usr/bin/trinity"
+	copy_closure "$trinity_bin"
+fi
+if [ -n "$sys" ]; then
+	# The program interpreter, where the binaries look for it.
+	cp -L "$sys/lib/ld-linux-aarch64.so.1" "$root/lib/ld-linux-aarch64.so.1"
+fi
+if [ -n "$dtl_perf" ]; then
 	cp "$dtl_perf" "$root/usr/bin/perf-dtl"
 	copy_closure "$dtl_perf"
 	# Where perf looks for its dlfilters.
 	exec_path=$("$dtl_perf" --exec-path)
 	mkdir -p "$root$exec_path/dlfilters"
-	cp "$DTL_CACHE"/build/perf/dlfilters/dlfilter-dtl-*.so "$root$exec_path/dlfilters/"
+	cp "$DTL_BUILD"/perf/dlfilters/dlfilter-dtl-*.so "$root$exec_path/dlfilters/"
 	# A directory that makes "perf" mean perf-dtl, for perf's own tests.
 	mkdir -p "$root/usr/lib/perf-dtl/bin"
 	ln -s /usr/bin/perf-dtl "$root/usr/lib/perf-dtl/bin/perf"

@@ -5,7 +5,7 @@
 # script's status.  Any kernel splat in the guest's log fails the run.
 #
 # usage: vm-run.sh [options] SCRIPT
-#   -k IMAGE    kernel to boot (default: Debian's $DTL_KVER vmlinux)
+#   -k IMAGE    kernel to boot (default: Debian's 6.12 for $DTL_ARCH)
 #   -m KO       dtl module to load (default: the out-of-tree build)
 #   -f SRC=DST  add a file or directory to the guest at /DST (repeatable)
 #   -n          do not load dtl before the script
@@ -14,12 +14,13 @@
 #   -o DIR      keep console.log and out.log in DIR
 #   -s          quiet: do not stream the script's output
 #
-# Environment: DTL_SMP (vCPUs, default 2), DTL_MEM (MiB, default 1024).
+# Environment: DTL_ARCH (x86_64 or arm64), DTL_SMP (vCPUs, default 2),
+# DTL_MEM (MiB, default 1024).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel=${DTL_KERNEL:-$DTL_DEBKERNEL/vmlinux}
-ko=${DTL_KO:-$DTL_CACHE/build/module/dtl_pmu.ko}
+kernel=${DTL_KERNEL:-$DTL_IMAGE}
+ko=${DTL_KO:-$DTL_BUILD/module/dtl_pmu.ko}
 load=1 timeout=300 qextra="" outdir="" stream=1
 extra=()
 while getopts "k:m:f:nt:q:o:s" opt; do
@@ -63,7 +64,9 @@ cp "$DTL_TOP/testbed/guest/init" "$work/root/init"
 chmod 755 "$work/root/init"
 cp "$script" "$work/root/dtl/run.sh"
 [ $load = 0 ] || cp "$ko" "$work/root/dtl/dtl_pmu.ko"
-printf 'DTL_LOAD=%s\n' "$load" >"$work/root/dtl/env"
+out_dev=/dev/ttyS1
+[ "$DTL_ARCH" = arm64 ] && out_dev=/dev/hvc0
+printf 'DTL_LOAD=%s\nDTL_OUT=%s\n' "$load" "$out_dev" >"$work/root/dtl/env"
 for spec in ${extra[@]+"${extra[@]}"}; do
 	src=${spec%%=*}
 	dst=$work/root/${spec#*=}
@@ -77,12 +80,24 @@ cat "$base" "$work/payload.cpio" >"$work/initrd.cpio"
 touch "$work/console.log" "$work/out.log"
 # Single-threaded TCG: multi-threaded TCG has oopsed here on cross-CPU code
 # patching when perf flips static keys.
+append="loglevel=4 panic=-1 nokaslr ${DTL_APPEND:-}"
+if [ "$DTL_ARCH" = arm64 ]; then
+	# virt has one UART: the script's output goes to a virtio console.
+	# pauth emulation would make TCG 2.5x slower.
+	qemu=(qemu-system-aarch64 -machine virt -cpu max,pauth=off
+	      -serial "file:$work/console.log"
+	      -device virtio-serial-pci -chardev "file,id=out,path=$work/out.log"
+	      -device virtconsole,chardev=out)
+	append="console=ttyAMA0 $append"
+else
+	qemu=(qemu-system-x86_64 -machine q35 -cpu max
+	      -serial "file:$work/console.log" -serial "file:$work/out.log")
+	append="console=ttyS0 mitigations=off no_timer_check tsc=reliable $append"
+fi
 # shellcheck disable=SC2086
-qemu-system-x86_64 -accel tcg,thread=single -nodefaults -display none \
-	-machine q35 -cpu max -m "${DTL_MEM:-1024}" -smp "${DTL_SMP:-2}" -no-reboot \
-	-serial "file:$work/console.log" -serial "file:$work/out.log" \
-	-kernel "$kernel" -initrd "$work/initrd.cpio" \
-	-append "console=ttyS0 loglevel=4 panic=-1 mitigations=off no_timer_check tsc=reliable nokaslr ${DTL_APPEND:-}" \
+"${qemu[@]}" -accel tcg,thread=single -nodefaults -display none \
+	-m "${DTL_MEM:-1024}" -smp "${DTL_SMP:-2}" -no-reboot \
+	-kernel "$kernel" -initrd "$work/initrd.cpio" -append "$append" \
 	$qextra </dev/null >"$work/qemu.log" 2>&1 &
 qpid=$!
 
