@@ -63,7 +63,8 @@ ifeq ($(ARCH),arm64)
 vm-run: setup
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh [ARCH=arm64]" >&2; exit 2; }
 	@export DTL_ARCH=arm64; $(TB)/setup-arm64.sh && $(TB)/build-module.sh >/dev/null && \
-		$(TB)/build-tests.sh && $(TB)/vm-run.sh -f $(CACHE)/build/arm64/tests=dtl/tests $(SCRIPT)
+		$(TB)/build-perf.sh >/dev/null && $(TB)/build-tests.sh && \
+		$(TB)/vm-run.sh -f $(CACHE)/build/arm64/tests=dtl/tests $(SCRIPT)
 else
 vm-run: module selftests perf
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh [ARCH=arm64]" >&2; exit 2; }

@@ -1,23 +1,35 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build perf 6.12 from Debian's linux-source with dtl's decoder and patch
-# (tools/perf/util/dtl.c, patches/perf/), lean enough for the guest.
+# (tools/perf/util/dtl.c, patches/perf/), lean enough for the guest; for
+# DTL_ARCH=arm64 cross-built.
 # Incremental: a rebuild after a change in dtl.c takes seconds.
 # Prints the path of the perf binary.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 tree=$DTL_CACHE/tree-$DTL_KREL
-out=$DTL_CACHE/build/perf
+out=$DTL_BUILD/perf
 if [ ! -f "$tree/Makefile" ]; then
 	cp -al "$DTL_SRC" "$tree.tmp"
 	mv "$tree.tmp" "$tree"
 fi
 "$DTL_TOP/testbed/overlay.sh" "$tree"
 mkdir -p "$out"
+cross=()
+if [ -n "$DTL_CROSS" ]; then
+	# Against the arm64 packages that setup-arm64.sh unpacked; the BPF
+	# skeletons would need a host bpftool built with the same flags.
+	sr=$DTL_DEBKERNEL/root
+	cross=(ARCH=arm64 CROSS_COMPILE="$DTL_CROSS" BUILD_BPF_SKEL=0
+	       EXTRA_CFLAGS="--sysroot=$sr" LDFLAGS="--sysroot=$sr"
+	       PKG_CONFIG_SYSROOT_DIR="$sr"
+	       PKG_CONFIG_LIBDIR="$sr/usr/lib/aarch64-linux-gnu/pkgconfig:$sr/usr/share/pkgconfig")
+fi
 # python3-config may be a pyenv shim here: build without Python and the
 # other optional libraries the guest does not carry.
-make -s -C "$tree/tools/perf" O="$out" -j"$(nproc)" \
+# prefix=/usr: dlfilters are looked up in /usr/libexec/perf-core/dlfilters.
+make -s -C "$tree/tools/perf" O="$out" -j"$(nproc)" "${cross[@]}" prefix=/usr \
 	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBLLVM=1 NO_SLANG=1 NO_CAPSTONE=1 \
 	NO_LIBBABELTRACE=1 NO_JVMTI=1 NO_GTK2=1 NO_LIBPFM4=1 NO_SDT=1 \
 	NO_LIBTRACEEVENT= WERROR=1 >"$out/build.log" 2>&1 ||

@@ -87,6 +87,7 @@ if [ "${DTL_ARM64:-1}" = 0 ]; then
 elif (export DTL_ARCH=arm64
       "$DTL_TOP/testbed/setup-arm64.sh" &&
       "$DTL_TOP/testbed/build-module.sh" >/dev/null &&
+      "$DTL_TOP/testbed/build-perf.sh" >/dev/null &&
       "$DTL_TOP/testbed/build-tests.sh"); then
 	result host/arm64-build 1 0 0
 	DTL_ARCH=arm64 DTL_TESTS=$DTL_CACHE/build/arm64/tests guest_suite arm64

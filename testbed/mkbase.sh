@@ -15,6 +15,7 @@ if [ "$DTL_ARCH" = arm64 ]; then
 	perf_bin=$sys/usr/bin/perf
 	trinity_bin=$sys/usr/bin/trinity
 	[ -x "$busybox" ] || die "no arm64 busybox (run: testbed/setup-arm64.sh)"
+	[ -x "$DTL_BUILD/perf/perf" ] && dtl_perf=$DTL_BUILD/perf/perf
 else
 	sys=
 	busybox=/bin/busybox
@@ -82,8 +83,10 @@ fi
 if [ -n "$dtl_perf" ]; then
 	cp "$dtl_perf" "$root/usr/bin/perf-dtl"
 	copy_closure "$dtl_perf"
-	# Where perf looks for its dlfilters.
-	exec_path=$("$dtl_perf" --exec-path)
+	# Where perf looks for its dlfilters: build-perf.sh uses prefix=/usr
+	# (asked of the binary where it runs on this host).
+	exec_path=/usr/libexec/perf-core
+	[ -z "$sys" ] && exec_path=$("$dtl_perf" --exec-path)
 	mkdir -p "$root$exec_path/dlfilters"
 	cp "$DTL_BUILD"/perf/dlfilters/dlfilter-dtl-*.so "$root$exec_path/dlfilters/"
 	# A directory that makes "perf" mean perf-dtl, for perf's own tests.

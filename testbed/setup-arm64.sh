@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The arm64 side of the test bed (idempotent): the cross tools and QEMU on
-# the host, and Debian's arm64 kernel image, headers, busybox, perf 6.1
-# and trinity unpacked into the cache (downloaded, not installed).
+# the host, and Debian's arm64 kernel image, headers, busybox, perf 6.1,
+# trinity and the libraries to cross-build perf 6.12 unpacked into the
+# cache (downloaded, not installed).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -25,7 +26,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	apt-get update -qq
 fi
 
-if [ ! -f "$root/.done" ]; then
+if [ ! -f "$root/.done-2" ]; then
 	say "fetching Debian's arm64 kernel, headers, busybox, perf and trinity"
 	rm -rf "$root"
 	mkdir -p "$root/debs" "$root/state/archives/partial" "$root/root"
@@ -34,13 +35,18 @@ if [ ! -f "$root/.done" ]; then
 		"linux-image-$kver-unsigned:arm64=$DTL_KPKG" \
 		"linux-headers-$kver:arm64=$DTL_KPKG" busybox-static:arm64 \
 		>/dev/null 2>&1) || die "apt-get download of the arm64 kernel failed"
-	# perf and trinity with every library they need, for an empty arm64
-	# system: apt resolves the closure, nothing is installed.
+	# perf and trinity with every library they need, and the development
+	# files perf 6.12 is cross-built with, for an empty arm64 system: apt
+	# resolves the closure, nothing is installed.  The result is both the
+	# guest's library tree and the sysroot of the cross build.
 	apt-get -q -o APT::Architecture=arm64 -o APT::Architectures::=arm64 \
 		-o Dir::State::status="$root/state/status" \
 		-o Dir::Cache::archives="$root/state/archives" -o Debug::NoLocking=1 \
-		install --download-only -y "$DTL_STOCK_PERF_PKG" trinity >/dev/null 2>&1 ||
-		die "apt-get download of perf and trinity for arm64 failed"
+		install --download-only -y "$DTL_STOCK_PERF_PKG" trinity libc6-dev \
+		libelf-dev libdw-dev libtraceevent-dev zlib1g-dev libzstd-dev \
+		libnuma-dev libcap-dev libunwind-dev liblzma-dev libssl-dev \
+		libbz2-dev >/dev/null 2>&1 ||
+		die "apt-get download of perf, trinity and libraries for arm64 failed"
 	for d in "$root"/debs/*.deb "$root"/state/archives/*.deb; do
 		dpkg-deb -x "$d" "$root/root"
 	done
@@ -50,7 +56,7 @@ if [ ! -f "$root/.done" ]; then
 		"$root/root/usr/src/linux-headers-$DTL_KREL-common"
 	cp "$root/root/boot/vmlinuz-$kver" "$root/Image"
 	rm -rf "$root/debs" "$root/state"
-	touch "$root/.done"
+	touch "$root/.done-2"
 fi
 [ -d "/usr/src/linux-headers-$DTL_KREL-common" ] ||
 	die "the arm64 headers need linux-headers-$DTL_KREL-common (make setup)"

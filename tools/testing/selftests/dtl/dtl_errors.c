@@ -238,7 +238,8 @@ TEST(exclude_kernel_user_task)
 		usleep(1000);
 	a = dtl_count(fd);
 	b = dtl_count(fdu);
-	EXPECT_GE(a, 20);
+	/* Most 1 ms sleeps block (all of them on an idle host). */
+	EXPECT_GE(a, 10);
 	EXPECT_EQ(a, b);
 	close(fd);
 	close(fdu);
