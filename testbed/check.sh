@@ -90,6 +90,12 @@ elif (export DTL_ARCH=arm64
       "$DTL_TOP/testbed/build-perf.sh" >/dev/null &&
       "$DTL_TOP/testbed/build-tests.sh"); then
 	result host/arm64-build 1 0 0
+	echo "# ==== host: dtl in the tree for arm64 (defconfig + PERF_DTL=m, W=1)"
+	if DTL_ARCH=arm64 "$DTL_TOP/testbed/build-intree.sh"; then
+		result host/arm64-intree-W=1 1 0 0
+	else
+		result host/arm64-intree-W=1 0 1 0
+	fi
 	DTL_ARCH=arm64 DTL_TESTS=$DTL_CACHE/build/arm64/tests guest_suite arm64
 else
 	result host/arm64-build 0 1 0

@@ -21,7 +21,7 @@ fi
 # The counting events; the trace events (event=0x00) are for perf record.
 events=$(cd $PMU/events && grep -L 'event=0x00' $(ls | grep -v '\.'))
 nev=$(echo "$events" | wc -l)
-ktap_set_plan $((2 * nev + 4))
+ktap_set_plan $((2 * nev + 6))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -85,6 +85,31 @@ if is_number "$a" && [ "$a" -gt "$d" ]; then
 	ktap_test_pass "per task ($d) counts less than system wide ($a)"
 else
 	ktap_test_fail "per task ($d) vs system wide ($a)"
+fi
+
+# Attached to a running process (-p), per thread (--per-thread): a line
+# per thread, each with its own count.
+sh -c 'while :; do sleep 0.01; done' &
+loop=$!
+sleep 0.2
+perf stat -x, --per-thread -p $loop -e dtl/dispatches/ -- sleep 0.5 2>"$tmp/out"
+perf stat -x, -p $loop -e dtl/dispatches/,dtl/wait_ns/ -- sleep 0.5 2>"$tmp/out2"
+kill $loop
+n=$(grep -c "dtl/dispatches/" "$tmp/out")
+v=$(awk -F, '/dtl\/dispatches\// { print $2 }' "$tmp/out" | head -1)
+if [ "$n" -ge 1 ] && is_number "$v" && [ "$v" -gt 10 ]; then
+	ktap_test_pass "perf stat --per-thread -p: $n thread line(s), $v dispatches"
+else
+	cat "$tmp/out"
+	ktap_test_fail "perf stat --per-thread -p gave '$v' in $n line(s)"
+fi
+v=$(value_of "$tmp/out2" dtl/dispatches/)
+w=$(value_of "$tmp/out2" dtl/wait_ns/)
+if is_number "$v" && [ "$v" -gt 10 ] && is_number "$w"; then
+	ktap_test_pass "perf stat -p (attached to a running process): $v dispatches, $w ns waiting"
+else
+	cat "$tmp/out2"
+	ktap_test_fail "perf stat -p gave '$v', '$w'"
 fi
 
 # The unit from events/wait_ns.unit reaches perf's output.

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Compile dtl in the tree (the overlay and patches/linux applied to the
+# 6.12 source, CONFIG_PERF_DTL=m in a defconfig) for $DTL_ARCH, with W=1:
+# the upstream build path, on an architecture the debug kernel does not
+# cover.  The prepared tree is cached; a rerun takes seconds.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+tree=$DTL_CACHE/tree-$DTL_KREL
+out=$DTL_BUILD/intree
+karch=x86
+[ "$DTL_ARCH" = arm64 ] && karch=arm64
+mk=(make -s -C "$tree" O="$out" ARCH=$karch CROSS_COMPILE="$DTL_CROSS")
+
+[ -f "$tree/Makefile" ] || die "no staging tree (run: make selftests)"
+"$DTL_TOP/testbed/overlay.sh" "$tree"
+mkdir -p "$out"
+if [ ! -f "$out/.prepared" ]; then
+	"${mk[@]}" defconfig >/dev/null
+	"$tree/scripts/config" --file "$out/.config" -e FTRACE -e PERF_EVENTS -m PERF_DTL
+	"${mk[@]}" olddefconfig >/dev/null
+	grep -qx 'CONFIG_PERF_DTL=m' "$out/.config" || die "CONFIG_PERF_DTL=m did not stick"
+	"${mk[@]}" -j"$(nproc)" modules_prepare >"$out/prepare.log" 2>&1 ||
+		{ tail -20 "$out/prepare.log"; die "modules_prepare failed"; }
+	touch "$out/.prepared"
+fi
+"${mk[@]}" W=1 drivers/perf/dtl/ >"$out/build.log" 2>&1 ||
+	{ cat "$out/build.log"; die "in-tree build of dtl failed"; }
+if grep -q 'warning:' "$out/build.log"; then
+	cat "$out/build.log"
+	die "in-tree build of dtl has warnings"
+fi
+echo "$out/drivers/perf/dtl/dtl_pmu.o"
