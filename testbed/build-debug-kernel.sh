@@ -13,15 +13,10 @@ set -euo pipefail
 
 frag=$DTL_TOP/testbed/debug.config
 key=$( (echo "$DTL_KREL"; cat "$frag") | sha256sum | cut -c1-12)
-tree=$DTL_CACHE/tree-$DTL_KREL
 out=$DTL_CACHE/kbuild-debug-$key
 jobs=$(nproc)
 
-if [ ! -f "$tree/Makefile" ]; then
-	cp -al "$DTL_SRC" "$tree.tmp"
-	mv "$tree.tmp" "$tree"
-fi
-"$DTL_TOP/testbed/overlay.sh" "$tree"
+tree=$(dtl_stage_tree)
 
 mkdir -p "$out"
 if [ ! -f "$out/.config.done" ]; then

@@ -7,14 +7,12 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-tree=$DTL_CACHE/tree-$DTL_KREL
+tree=$(dtl_stage_tree)
 out=$DTL_BUILD/intree
 karch=x86
 [ "$DTL_ARCH" = arm64 ] && karch=arm64
 mk=(make -s -C "$tree" O="$out" ARCH=$karch CROSS_COMPILE="$DTL_CROSS")
 
-[ -f "$tree/Makefile" ] || die "no staging tree (run: make selftests)"
-"$DTL_TOP/testbed/overlay.sh" "$tree"
 mkdir -p "$out"
 if [ ! -f "$out/.prepared" ]; then
 	"${mk[@]}" defconfig >/dev/null

@@ -8,13 +8,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-tree=$DTL_CACHE/tree-$DTL_KREL
 out=$DTL_BUILD/perf
-if [ ! -f "$tree/Makefile" ]; then
-	cp -al "$DTL_SRC" "$tree.tmp"
-	mv "$tree.tmp" "$tree"
-fi
-"$DTL_TOP/testbed/overlay.sh" "$tree"
+tree=$(dtl_stage_tree)
 mkdir -p "$out"
 cross=()
 if [ -n "$DTL_CROSS" ]; then

@@ -7,17 +7,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-tree=$DTL_CACHE/tree-$DTL_KREL
 hdr=$DTL_BUILD/uapi-$DTL_KREL
 out=$DTL_BUILD/tests
 
-# A hard-linked copy of the source: cheap, and rsync below replaces files
-# (new inode) rather than writing through the links into the pristine tree.
-if [ ! -f "$tree/Makefile" ]; then
-	cp -al "$DTL_SRC" "$tree.tmp"
-	mv "$tree.tmp" "$tree"
-fi
-"$DTL_TOP/testbed/overlay.sh" "$tree"
+tree=$(dtl_stage_tree)
 
 karch=x86
 [ "$DTL_ARCH" = arm64 ] && karch=arm64

@@ -33,3 +33,17 @@ arm64)
 	die "DTL_ARCH=$DTL_ARCH: x86_64 or arm64"
 	;;
 esac
+
+# The staging tree: a hard-linked copy of the pristine source (cheap; the
+# overlay replaces files, it never writes through the links) with the
+# repo's files and patches laid over it.  Prints its path.
+dtl_stage_tree() {
+	local tree=$DTL_CACHE/tree-$DTL_KREL
+
+	if [ ! -f "$tree/Makefile" ]; then
+		cp -al "$DTL_SRC" "$tree.tmp"
+		mv "$tree.tmp" "$tree"
+	fi
+	"$DTL_TOP/testbed/overlay.sh" "$tree"
+	echo "$tree"
+}
