@@ -47,10 +47,8 @@ struct dtl {
 	struct auxtrace_heap	heap;
 	struct perf_session	*session;
 	struct machine		*machine;
-	u32			auxtrace_type;
 	u32			pmu_type;
 	u64			sample_id;
-	u64			sample_type;
 	bool			synth;		/* deliver samples */
 	bool			data_queued;	/* queued from the index */
 };
@@ -60,7 +58,6 @@ struct dtl_queue {
 	unsigned int		queue_nr;
 	struct auxtrace_buffer	*buffer;
 	size_t			pos;		/* next record in @buffer */
-	int			cpu;
 	bool			on_heap;
 	unsigned int		trailing;	/* buffers with a partial record */
 	struct dtl_decoder	dec;
@@ -84,8 +81,8 @@ static void dtl_comm(struct machine *machine, u32 pid, u32 tid, char *buf,
 }
 
 /* One record as text: all fields, with task names from @machine. */
-int dtl_fprintf_entry(const struct dtl_entry *e, struct machine *machine,
-		      FILE *fp)
+static int dtl_fprintf_entry(const struct dtl_entry *e,
+			     struct machine *machine, FILE *fp)
 {
 	char a[32], b[32], line[256];
 
@@ -145,7 +142,6 @@ static struct dtl_queue *dtl_alloc_queue(struct dtl *dtl, unsigned int nr)
 	if (dq) {
 		dq->dtl = dtl;
 		dq->queue_nr = nr;
-		dq->cpu = -1;
 		dtl_decoder_init(&dq->dec, -1);
 	}
 	return dq;
@@ -174,7 +170,7 @@ static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 		}
 		if (!dq->buffer->data &&
 		    !auxtrace_buffer__get_data(dq->buffer, fd)) {
-			pr_err("dtl: cannot read AUX data of cpu %d\n", dq->cpu);
+			pr_err("dtl: cannot read AUX data of cpu %d\n", dq->dec.cpu);
 			return false;
 		}
 		ret = dtl_decoder_next(&dq->dec, dq->buffer->data,
@@ -182,13 +178,13 @@ static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 		if (ret > 0)
 			return true;
 		if (ret == -1 && dq->dec.corrupt <= 5)
-			pr_err("dtl: cpu %d: %s (skipped)\n", dq->cpu,
+			pr_err("dtl: cpu %d: %s (skipped)\n", dq->dec.cpu,
 			       dq->dec.err);
 		if (ret < 0)
 			continue;
 		if (dq->pos != dq->buffer->size && !dq->trailing++)
 			pr_warning("dtl: cpu %d: AUX data of %zu bytes is not a whole number of %d-byte records\n",
-				   dq->cpu, dq->buffer->size, DTL_ENTRY_SIZE);
+				   dq->dec.cpu, dq->buffer->size, DTL_ENTRY_SIZE);
 		auxtrace_buffer__drop_data(dq->buffer);
 		dq->buffer = auxtrace_buffer__next(queue, dq->buffer);
 		dq->pos = 0;
@@ -197,8 +193,7 @@ static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 	}
 }
 
-static int dtl_deliver(struct dtl *dtl, struct dtl_queue *dq,
-		       const struct dtl_entry *e)
+static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e)
 {
 	union perf_event event;
 	struct perf_sample sample = { .ip = 0, };
@@ -241,14 +236,13 @@ static int dtl_deliver(struct dtl *dtl, struct dtl_queue *dq,
 	ret = perf_session__deliver_synth_event(dtl->session, &event, &sample);
 	if (ret)
 		pr_err("dtl: failed to deliver a sample, error %d\n", ret);
-	(void)dq;
 	return ret;
 }
 
 static int dtl_queue_consume(struct dtl_queue *dq, const struct dtl_entry *e)
 {
 	dtl_decoder_consume(&dq->dec, e, &dq->pos);
-	return dtl_deliver(dq->dtl, dq, e);
+	return dtl_deliver(dq->dtl, e);
 }
 
 static int dtl_setup_queues(struct dtl *dtl)
@@ -267,7 +261,6 @@ static int dtl_setup_queues(struct dtl *dtl)
 			dq = dtl_alloc_queue(dtl, i);
 			if (!dq)
 				return -ENOMEM;
-			dq->cpu = queue->cpu;
 			dtl_decoder_init(&dq->dec, queue->cpu);
 			queue->priv = dq;
 		}
@@ -390,10 +383,10 @@ static int dtl_flush(struct perf_session *session,
 
 		if (dq && dq->dec.lost)
 			pr_warning("dtl: cpu %d: %llu records lost (%llu decoded)\n",
-				   dq->cpu, dq->dec.lost, dq->dec.records);
+				   dq->dec.cpu, dq->dec.lost, dq->dec.records);
 		if (dq && dq->dec.corrupt)
 			pr_warning("dtl: cpu %d: %llu corrupt records skipped\n",
-				   dq->cpu, dq->dec.corrupt);
+				   dq->dec.cpu, dq->dec.corrupt);
 	}
 	return 0;
 }
@@ -482,7 +475,6 @@ static int dtl_synth_events(struct dtl *dtl, struct perf_session *session)
 		return err;
 	}
 	dtl->sample_id = id;
-	dtl->sample_type = attr.sample_type;
 	dtl->synth = true;
 	dtl_set_event_name(session->evlist, id, "dtl");
 	return 0;
@@ -513,7 +505,6 @@ int dtl_process_auxtrace_info(union perf_event *event,
 
 	dtl->session = session;
 	dtl->machine = &session->machines.host;
-	dtl->auxtrace_type = info->type;
 	dtl->pmu_type = info->priv[DTL_PMU_TYPE];
 
 	dtl->auxtrace.process_event = dtl_process_event;

@@ -36,8 +36,6 @@ struct perf_session;
 int dtl_process_auxtrace_info(union perf_event *event,
 			      struct perf_session *session);
 struct auxtrace_record *dtl_recording_init(struct evlist *evlist, int *err);
-int dtl_fprintf_entry(const struct dtl_entry *e, struct machine *machine,
-		      FILE *fp);
 int perf_sample__fprintf_synth_dtl(struct perf_sample *sample,
 				   struct machine *machine, FILE *fp);
 
