@@ -11,8 +11,34 @@ result() {	# result NAME PASS FAIL SKIP
 	printf '%-36s pass %3d  fail %3d  skip %3d\n' "$1" "$2" "$3" "$4" >>"$summary"
 }
 summary=$(mktemp)
+failures=$(mktemp)
 log=$(mktemp)
-trap 'rm -f "$summary" "$log"' EXIT
+trap 'rm -f "$summary" "$failures" "$log"' EXIT
+
+# failed_detail NAME < guest log: for each guest test that failed, its
+# failed assertions with the lines logged just before them, gathered for
+# the end of the output (CI may show only the tail).
+failed_detail() {
+	awk -v suite="$1" '
+	/^# ==== / { n = 0; name = substr($0, 8); next }
+	/^DTL-RESULT / {
+		if ($4 > 0) {
+			print "## " suite ":" $2
+			for (i = 0; i < n; i++)
+				print buf[i]
+		}
+		n = 0
+		next
+	}
+	{ hist[h++ % 4] = $0 }
+	/:Expected |^not ok|Test terminated/ && n < 60 {
+		if ($0 ~ /:Expected /)
+			for (i = h - 4; i < h - 1; i++)
+				if (i >= 0 && n < 60)
+					buf[n++] = hist[i % 4]
+		buf[n++] = $0
+	}'
+}
 
 echo "# ==== host: checkpatch --strict"
 if (cd "$DTL_TOP" && make -s checkpatch); then
@@ -59,6 +85,7 @@ guest_suite() {
 	while read -r _ test p f s; do
 		result "$name:$test" "$p" "$f" "$s"
 	done < <(grep '^DTL-RESULT ' "$log")
+	failed_detail "$name" <"$log" >>"$failures"
 	# A splat, a timeout or a dead guest fails the run on its own.
 	[ "$vmrc" -eq 0 ] || result "$name:vm" 0 1 0
 }
@@ -101,6 +128,11 @@ else
 	result host/arm64-build 0 1 0
 fi
 
+if [ -s "$failures" ]; then
+	echo
+	echo "# ==== failed guest tests (the full output is above)"
+	cat "$failures"
+fi
 echo
 echo "# ==== summary"
 cat "$summary"

@@ -101,8 +101,14 @@ TEST(sysfs_layout)
  * Both are blocked when the counters are read at either end, so the counts
  * cover whole runs only.
  *
- * Tolerances: dispatches and preemptions must match pcount and nivcsw
- * exactly.  dtl takes the wait from the task's enqueue stamp to its own
+ * Tolerances: dispatches must match the context-switches software event
+ * and preemptions must match nivcsw exactly.  Against the scheduler's
+ * pcount, dtl may count more, by at most the preemptions: a task preempted
+ * between set_current_state() and schedule() leaves the CPU with a sleeping
+ * state, so sched_info_depart() does not stamp it as queued, and
+ * sched_info_arrive() then neither counts its next dispatch in pcount nor
+ * that wait in run_delay (dtl reads the same stamp, so it adds no wait
+ * either).  dtl takes the wait from the task's enqueue stamp to its own
  * clock reading in the sched_switch tracepoint, while the kernel reads the
  * runqueue clock updated at the top of __schedule(): dtl's wait is larger
  * by the time spent picking the next task, a few microseconds per dispatch
@@ -182,9 +188,10 @@ TEST(hogs_on_one_cpu)
 
 		/* Several time slices each, or the workload did not run. */
 		EXPECT_GE(disp, 10);
-		EXPECT_EQ(delta.pcount, disp);
 		EXPECT_EQ(cs, disp);
 		EXPECT_EQ(delta.nivcsw, preempt);
+		EXPECT_GE(disp, (long long)delta.pcount);
+		EXPECT_LE(disp, (long long)delta.pcount + preempt);
 
 		slack = delta.delay_ns / 50 + 50000LL * disp;
 		EXPECT_GE(wait, (long long)delta.delay_ns);
@@ -265,12 +272,22 @@ static void inherit_root(int go_fd, int result_fd)
  * Against the scheduler's own counts: a task can still be preempted and
  * dispatched again in do_exit() after perf has detached its events (on a
  * debug kernel this happened ~10 times per task), and perf's own
- * context-switches event misses those runs just as dtl does.  So dtl may
- * count fewer dispatches than pcount, never more; every preemption it
- * misses belongs to a run it misses, or ends the last run of a task (whose
- * dispatch dtl charges when perf detaches it); and the runs it sees are
- * most of them (at least 3/4, also for the wait, which the per-dispatch clock
- * skew explained above may raise by 50 us per dispatch).
+ * context-switches event misses those runs just as dtl does; and pcount
+ * misses a dispatch after a preemption caught before schedule() (see
+ * hogs_on_one_cpu: do_wait() works with the state already set, as the
+ * sched_annotate_sleep() calls in kernel/exit.c say; seen in 2 of 40 runs
+ * here on arm64), which dtl counts.  So dtl's dispatches are at most
+ * pcount plus its preemptions; every preemption it misses belongs to a run
+ * it misses, or ends the last run of a task (whose dispatch dtl charges
+ * when perf detaches it); and the runs it sees are most of them (at least
+ * 3/4, also for the wait).
+ *
+ * The wait may exceed run_delay by more than in hogs_on_one_cpu: these
+ * tasks call sched_yield(), which tells the scheduler to skip the clock
+ * update in the __schedule() that follows, so the kernel's arrival stamp is
+ * the one taken on entry to the yield syscall.  Under QEMU TCG the mean
+ * excess was 13-36 us per dispatch over 40 runs on arm64: allow 2% plus
+ * 100 us per dispatch.  hogs_on_one_cpu is the tight check on the wait.
  */
 TEST(inherit_fork)
 {
@@ -320,13 +337,13 @@ TEST(inherit_fork)
 
 	EXPECT_GE(v[0], INHERIT_CHILDREN * INHERIT_ROUNDS);
 	EXPECT_EQ(cs, v[0] - ntasks);
-	EXPECT_LE(v[0], (long long)total.pcount);
+	EXPECT_LE(v[0], (long long)total.pcount + v[1]);
 	EXPECT_GE(v[0], (long long)total.pcount * 3 / 4);
 	EXPECT_LE(v[1], (long long)total.nivcsw);
 	EXPECT_LE((long long)total.nivcsw - v[1],
 		  (long long)total.pcount - v[0] + ntasks);
 	EXPECT_LE(v[2], (long long)(total.delay_ns + total.delay_ns / 50 +
-				    50000ULL * v[0]));
+				    100000ULL * v[0]));
 	EXPECT_GE(v[2], (long long)(total.delay_ns * 3 / 4));
 
 	for (j = 0; j < 3; j++)

@@ -41,7 +41,10 @@ static int unload(void)
 	return syscall(__NR_delete_module, "dtl_pmu", O_NONBLOCK) ? -errno : 0;
 }
 
-/* Count and trace for a moment, with an AUX buffer, then close all. */
+/*
+ * Count and trace CPU 0 for a moment, with an AUX buffer, then close all.
+ * The caller runs on CPU 0, so its sleeps are dispatches there to count.
+ */
 static int use_dtl(void)
 {
 	struct perf_event_attr attr;
@@ -96,6 +99,7 @@ TEST(load_use_unload)
 	if (access(ko_path(), R_OK))
 		SKIP(return, "no module at %s (set DTL_KO)", ko_path());
 
+	ASSERT_EQ(0, dtl_pin_to(0));
 	ret = unload();
 	ASSERT_TRUE(!ret || ret == -ENOENT)
 		TH_LOG("unload before the cycles: %s", strerror(-ret));

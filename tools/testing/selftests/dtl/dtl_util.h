@@ -186,6 +186,25 @@ static inline char dtl_task_state(pid_t pid, pid_t tid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
+/*
+ * Is a sleeping thread off its CPU?  The state letter turns 'S' when the
+ * thread sets its state, before it calls schedule(); wchan names a
+ * function only once the scheduler has dequeued it (get_wchan() checks
+ * on_rq), after which the run is over.  Without wchan (no KALLSYMS), the
+ * state letter is all there is.
+ */
+static inline int dtl_off_cpu(pid_t pid, pid_t tid)
+{
+	char path[128], buf[128];
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", pid, tid);
+	ret = dtl_read_file(path, buf, sizeof(buf));
+	if (ret)
+		return ret == -ENOENT;
+	return strcmp(buf, "0") != 0;
+}
+
 /* Wait until a thread is off the CPU (asleep or stopped), so its runs are over. */
 static inline int dtl_wait_sleeping(pid_t pid, pid_t tid)
 {
@@ -194,7 +213,8 @@ static inline int dtl_wait_sleeping(pid_t pid, pid_t tid)
 	for (i = 0; i < 5000; i++) {
 		char st = dtl_task_state(pid, tid);
 
-		if (st == 'S' || st == 'T' || st == 't')
+		if ((st == 'S' || st == 'T' || st == 't') &&
+		    dtl_off_cpu(pid, tid))
 			return 0;
 		usleep(1000);
 	}
