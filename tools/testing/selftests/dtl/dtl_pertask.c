@@ -53,6 +53,27 @@ static void spin_us(long us)
 }
 
 /*
+ * Self-read @pc and this thread's schedstat with no switch-out in between:
+ * a switch-out between the two would count in one and not the other.
+ */
+static int self_read_between(struct perf_event_mmap_page *pc,
+			     struct dtl_self_value *v, struct dtl_sched *s)
+{
+	struct dtl_sched before;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (dtl_sched_read(getpid(), gettid(), &before) ||
+		    dtl_self_read(pc, v) ||
+		    dtl_sched_read(getpid(), gettid(), s))
+			return -1;
+		if (dtl_sched_switches(&before) == dtl_sched_switches(s))
+			return 0;
+	}
+	return -1;
+}
+
+/*
  * A task reading its own counters: the mmap page (no system call) and
  * read() give the same values at every point of a workload that sleeps
  * and runs in turn.
@@ -63,10 +84,10 @@ TEST(self_read_matches_read)
 		"dispatches", "preemptions", "wait_ns"
 	};
 	struct perf_event_mmap_page *pc[3];
-	struct dtl_sched s0, s1;
+	struct dtl_sched s0, s1, delta;
 	struct dtl_self_value v, v0;
 	int fd[3], i, j, same = 0;
-	long long r;
+	long long r, disp;
 
 	for (j = 0; j < 3; j++) {
 		fd[j] = dtl_open(names[j], 0, -1, -1, 0);
@@ -74,8 +95,7 @@ TEST(self_read_matches_read)
 		pc[j] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd[j], 0);
 		ASSERT_NE(MAP_FAILED, pc[j]);
 	}
-	ASSERT_EQ(0, dtl_self_read(pc[0], &v0));
-	ASSERT_EQ(0, dtl_sched_read(getpid(), gettid(), &s0));
+	ASSERT_EQ(0, self_read_between(pc[0], &v0, &s0));
 	for (i = 0; i < 50; i++) {
 		usleep(500);
 		spin_us(i % 7 * 100);
@@ -90,18 +110,19 @@ TEST(self_read_matches_read)
 			same++;
 		}
 	}
-	ASSERT_EQ(0, dtl_sched_read(getpid(), gettid(), &s1));
-	ASSERT_EQ(0, dtl_self_read(pc[0], &v));
-	TH_LOG("%d self-reads equal to read(); +%llu dispatches, pcount +%llu",
-	       same, (unsigned long long)(v.value - v0.value),
-	       s1.pcount - s0.pcount);
+	ASSERT_EQ(0, self_read_between(pc[0], &v, &s1));
+	dtl_sched_sub(&delta, &s1, &s0);
+	disp = v.value - v0.value;
+	TH_LOG("%d self-reads equal to read(); +%lld dispatches, switches +%llu, pcount +%llu",
+	       same, disp, dtl_sched_switches(&delta), delta.pcount);
 	/*
 	 * Both taken while running: the runs that ended in between are the
 	 * dispatches in between.  (Not necessarily 50: on a loaded host a
 	 * 500 us sleep's timer can expire before the task blocks.)
 	 */
-	EXPECT_EQ(s1.pcount - s0.pcount, v.value - v0.value);
-	EXPECT_GT(v.value - v0.value, 25);
+	EXPECT_EQ(dtl_sched_switches(&delta), disp);
+	EXPECT_TRUE(dtl_pcount_agrees(disp, &delta));
+	EXPECT_GT(disp, 25);
 	for (j = 0; j < 3; j++) {
 		munmap(pc[j], 4096);
 		close(fd[j]);
@@ -308,7 +329,8 @@ static int stop_child(pid_t child)
 
 	kill(child, SIGSTOP);
 	for (i = 0; i < 5000; i++) {
-		if (dtl_task_state(child, child) == 'T')
+		if (dtl_task_state(child, child) == 'T' &&
+		    dtl_off_cpu(child, child))
 			return 0;
 		usleep(1000);
 	}
@@ -322,7 +344,7 @@ static int stop_child(pid_t child)
  */
 TEST(attach_running)
 {
-	struct dtl_sched s0, s1;
+	struct dtl_sched s0, s1, delta;
 	long long d;
 	pid_t child;
 	int fd;
@@ -345,8 +367,11 @@ TEST(attach_running)
 	d = dtl_count(fd);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	TH_LOG("attached: %lld dispatches, pcount +%llu", d, s1.pcount - s0.pcount);
-	EXPECT_EQ((long long)(s1.pcount - s0.pcount), d);
+	dtl_sched_sub(&delta, &s1, &s0);
+	TH_LOG("attached: %lld dispatches, switches +%llu, pcount +%llu", d,
+	       dtl_sched_switches(&delta), delta.pcount);
+	EXPECT_EQ(dtl_sched_switches(&delta), d);
+	EXPECT_TRUE(dtl_pcount_agrees(d, &delta));
 	EXPECT_GT(d, 10);
 	close(fd);
 }
@@ -441,7 +466,7 @@ static void *mover_main(void *arg)
 TEST(migrating_task)
 {
 	struct mover m = { 0 };
-	struct dtl_sched s0, s1;
+	struct dtl_sched s0, s1, delta;
 	pthread_t th;
 	long long d, cs;
 	int fd, cs_fd;
@@ -470,12 +495,14 @@ TEST(migrating_task)
 	cs = dtl_count(cs_fd);
 	ASSERT_EQ(1, write(m.park[1], "p", 1));
 	pthread_join(th, NULL);
-	TH_LOG("moving thread: %lld dispatches, cs %lld, pcount +%llu", d, cs,
-	       s1.pcount - s0.pcount);
+	dtl_sched_sub(&delta, &s1, &s0);
+	TH_LOG("moving thread: %lld dispatches, cs %lld, switches +%llu, pcount +%llu",
+	       d, cs, dtl_sched_switches(&delta), delta.pcount);
 	EXPECT_GT(d, 50);
 	/* Asleep at both ends: every run is over and counted by all. */
 	EXPECT_EQ(cs, d);
-	EXPECT_EQ((long long)(s1.pcount - s0.pcount), d);
+	EXPECT_EQ(dtl_sched_switches(&delta), d);
+	EXPECT_TRUE(dtl_pcount_agrees(d, &delta));
 	close(fd);
 	close(cs_fd);
 }

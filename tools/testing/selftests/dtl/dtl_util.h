@@ -173,6 +173,32 @@ static inline void dtl_sched_sub(struct dtl_sched *d, const struct dtl_sched *a,
 	d->nivcsw = a->nivcsw - b->nivcsw;
 }
 
+/*
+ * The scheduler's switch-outs of a thread: __schedule() adds one to nvcsw
+ * or nivcsw at each.  Between two reads taken while the thread was off the
+ * CPU (or running) at both, these are the runs that ended: dtl's
+ * dispatches, exactly.
+ */
+static inline unsigned long long dtl_sched_switches(const struct dtl_sched *d)
+{
+	return d->nvcsw + d->nivcsw;
+}
+
+/*
+ * Does pcount agree with @disp dispatches over the runs of @d?  It counts
+ * one per dispatch but for one case: a thread preempted after it set a
+ * sleeping state, before it called schedule(), is not stamped as queued
+ * (sched_info_depart() stamps running threads only), so
+ * sched_info_arrive() counts neither its next dispatch in pcount nor that
+ * wait in run_delay.  dtl counts the dispatch, with no wait (it reads the
+ * same stamp).  Each such dispatch follows a preemption.
+ */
+static inline int dtl_pcount_agrees(long long disp, const struct dtl_sched *d)
+{
+	return disp >= (long long)d->pcount &&
+	       disp <= (long long)(d->pcount + d->nivcsw);
+}
+
 /* The scheduler state letter of a thread ('R', 'S', ...), or 0. */
 static inline char dtl_task_state(pid_t pid, pid_t tid)
 {
