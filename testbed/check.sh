@@ -20,7 +20,7 @@ trap 'rm -f "$summary" "$failures" "$log"' EXIT
 # the end of the output (CI may show only the tail).
 failed_detail() {
 	awk -v suite="$1" '
-	/^# ==== / { n = 0; name = substr($0, 8); next }
+	/^# ==== / { n = 0; next }
 	/^DTL-RESULT / {
 		if ($4 > 0) {
 			print "## " suite ":" $2
@@ -87,7 +87,11 @@ guest_suite() {
 	done < <(grep '^DTL-RESULT ' "$log")
 	failed_detail "$name" <"$log" >>"$failures"
 	# A splat, a timeout or a dead guest fails the run on its own.
-	[ "$vmrc" -eq 0 ] || result "$name:vm" 0 1 0
+	if [ "$vmrc" -ne 0 ]; then
+		result "$name:vm" 0 1 0
+		{ echo "## $name:vm (exit $vmrc), the guest's last lines:"
+		  tail -n 20 "$log"; } >>"$failures"
+	fi
 }
 
 guest_suite "${DTL_KERNEL:+custom}${DTL_KERNEL:-debian}"

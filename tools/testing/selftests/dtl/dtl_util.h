@@ -216,8 +216,10 @@ static inline char dtl_task_state(pid_t pid, pid_t tid)
  * Is a sleeping thread off its CPU?  The state letter turns 'S' when the
  * thread sets its state, before it calls schedule(); wchan names a
  * function only once the scheduler has dequeued it (get_wchan() checks
- * on_rq), after which the run is over.  Without wchan (no KALLSYMS), the
- * state letter is all there is.
+ * on_rq), after which the run is over.  With delayed dequeue that may come
+ * a little after the switch-out, when the thread would have been picked
+ * again: later, never too early.  Without wchan (no KALLSYMS), the state
+ * letter is all there is.
  */
 static inline int dtl_off_cpu(pid_t pid, pid_t tid)
 {
