@@ -37,7 +37,6 @@ enum dtl_counter {
 struct dtl_filter {
 	u32	kinds;		/* BIT(DTL_KIND_*) */
 	u64	min_wait_ns;	/* switch records: wait_ns at least this */
-	u32	tid;		/* per-task event: records naming it; else 0 */
 	bool	no_kthreads;	/* exclude_kernel: a user task must be in it */
 	bool	no_user;	/* exclude_user: a kernel thread must be in it */
 };
@@ -69,6 +68,9 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 		/* The sample period is the poll interval: no frequency. */
 		if (attr->freq)
 			return -EINVAL;
+		/* Records are stamped with perf's default clock only. */
+		if (attr->use_clockid)
+			return -EINVAL;
 		if (attr->sample_period &&
 		    (attr->sample_period < DTL_POLL_MIN_NS ||
 		     attr->sample_period > DTL_POLL_MAX_NS))
@@ -81,7 +83,6 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 		/* LOST records are always kept. */
 		filter->kinds |= BIT(DTL_KIND_LOST);
 		filter->min_wait_ns = attr->config1 * NSEC_PER_USEC;
-		filter->tid = 0;
 		filter->no_kthreads = attr->exclude_kernel;
 		filter->no_user = attr->exclude_user;
 		*period_ns = attr->sample_period ? : DTL_POLL_DEFAULT_NS;
@@ -121,23 +122,33 @@ static inline u64 dtl_wait_ns(u64 queued, u64 now)
 	return now - queued;
 }
 
-/* Does a trace event with filter @f keep record @e? */
+/*
+ * Does a trace event with filter @f keep record @e?  @running is NULL for
+ * a CPU-wide event.  A per-task event reads the log in windows, from the
+ * dispatch of one of its tasks to the switch-out of one of them (perf
+ * swaps the contexts of an inherited family in between without stopping
+ * the event), so every switch record of a window names one of its tasks;
+ * *@running follows the task on the CPU through the window, and a
+ * migration is kept if it moves that task.
+ */
 static inline bool dtl_filter_match(const struct dtl_filter *f,
-				    const struct dtl_entry *e)
+				    const struct dtl_entry *e, u32 *running)
 {
 	bool prev_k = e->flags & DTL_F_PREV_KTHREAD;
 	bool next_k = e->flags & DTL_F_NEXT_KTHREAD;
 
-	if (!(f->kinds & BIT(e->kind)))
-		return false;
 	if (e->kind == DTL_KIND_LOST)
-		return true;
+		return f->kinds & BIT(DTL_KIND_LOST);
 	if (e->kind == DTL_KIND_MIGRATE) {
-		if (f->tid && e->prev_tid != f->tid)
+		if (!(f->kinds & BIT(e->kind)))
+			return false;
+		if (running && e->prev_tid != *running)
 			return false;
 		return !(f->no_kthreads && prev_k) && !(f->no_user && !prev_k);
 	}
-	if (f->tid && e->prev_tid != f->tid && e->next_tid != f->tid)
+	if (running)
+		*running = e->next_tid;
+	if (!(f->kinds & BIT(e->kind)))
 		return false;
 	if (e->wait_ns < f->min_wait_ns)
 		return false;
@@ -258,8 +269,44 @@ static inline u64 dtl_steal_delta(u64 start, u64 now)
 struct dtl_block_slot {
 	unsigned long	seq;
 	u32		pid;
-	u64		time;
+	u64		start;		/* the task's start_time: pids are reused */
+	u64		time;		/* when it blocked; 0: it was preempted */
+	u64		run_delay;	/* its sched_info.run_delay then */
 };
+
+/* What dtl knows of a task's last switch-out, from its block-time slot. */
+struct dtl_block_info {
+	u64	time;		/* when it blocked; 0: it was preempted */
+	u64	run_delay;	/* its sched_info.run_delay then */
+};
+
+/*
+ * How long did a task dispatched at @now sleep before the wakeup that
+ * queued it?  @last left the CPU (@last.time: blocked then; 0: preempted);
+ * since then the task waited @run_delay - @last.run_delay on run queues it
+ * was moved away from (the scheduler adds a queued task's wait to
+ * run_delay when it migrates) and @now - @queued on this one.  What is
+ * left of the time off the CPU is sleep.  False if it cannot be known:
+ * no queue stamp, or clocks that disagree.
+ */
+static inline bool dtl_blocked_ns(const struct dtl_block_info *last,
+				  u64 run_delay, u64 queued, u64 now, u64 *ns)
+{
+	u64 waited;
+
+	if (!last->time) {
+		*ns = 0;
+		return true;
+	}
+	if (!queued || now < queued || now < last->time ||
+	    run_delay < last->run_delay)
+		return false;
+	waited = run_delay - last->run_delay + (now - queued);
+	if (now - last->time < waited)
+		return false;
+	*ns = now - last->time - waited;
+	return true;
+}
 
 #define DTL_BLOCK_BITS		13
 
@@ -310,6 +357,7 @@ int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
 		   u64 period_ns);
 void dtl_trace_fini(struct perf_event *event);
 void dtl_trace_start(struct perf_event *event);
+int dtl_trace_check_period(struct perf_event *event, u64 value);
 void dtl_trace_stop(struct perf_event *event);
 void *dtl_setup_aux(struct perf_event *event, void **pages, int nr_pages,
 		    bool overwrite);
@@ -349,7 +397,17 @@ struct dtl_cpu {
 	/* The dispatch log, while a trace event exists. */
 	struct dtl_entry	*log;
 	u64			head;		/* sequence of the next record */
+	u64			base;		/* sequence of the log's first */
+	u64			last_switch;	/* sequence of the last switch */
 	struct dtl_entry	*log_mem;	/* @log while it is published */
+	/*
+	 * The AUX buffer that per-task events last wrote this CPU's records
+	 * to, and the sequence up to which they did: the windows of two
+	 * events of one family meet at a switch between their tasks, whose
+	 * record both would deliver.  Compared, never dereferenced.
+	 */
+	const void		*aux_rb;
+	u64			aux_rb_next;
 };
 
 DECLARE_PER_CPU(struct dtl_cpu, dtl_cpus);

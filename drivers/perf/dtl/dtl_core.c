@@ -17,8 +17,17 @@
  * steal that accrued during it, and a preemption if prev is still runnable)
  * into the totals and then starts next's run.  perf schedules a task's
  * events out after the probe and in after it, so the run that a task event
- * sees end is exactly the run it was active for.  CPU-wide events also see
- * the run in progress, so for them a dispatch is charged when it happens.
+ * sees end is exactly the run it was active for.  The same holds for a
+ * cgroup event, which perf switches in and out after the probe as the
+ * CPU's task enters or leaves the cgroup: it is charged the runs of the
+ * cgroup's tasks.  Other CPU-wide events also see the run in progress, so
+ * for them a dispatch is charged when it happens.
+ *
+ * dtl is a software PMU (perf_sw_context), so perf lets its events join a
+ * group led by a hardware event, and then puts them in that PMU's context.
+ * Nothing in the counting depends on the context: only dtl's per-task
+ * context object does, and dtl asks for it only when the event will be in
+ * its own context.
  *
  * Context: the probe runs with the runqueue lock held and interrupts
  * disabled; the pmu callbacks run on the event's CPU with interrupts
@@ -121,9 +130,11 @@ static void dtl_sched_switch(void *data, bool preempt,
 		/*
 		 * Still runnable: preempted, or it yielded.  This is what the
 		 * scheduler counts in nivcsw, except for a block aborted by a
-		 * pending signal, which it counts as voluntary.
+		 * pending signal, which it counts as voluntary.  The idle task
+		 * is always runnable: leaving it is no preemption.
 		 */
-		if (preempt || prev_state == TASK_RUNNING)
+		if ((preempt || prev_state == TASK_RUNNING) &&
+		    !is_idle_task(prev))
 			dc->total[DTL_CNT_PREEMPTIONS]++;
 	} else {
 		/* A CPU that was offline when the probe was registered. */
@@ -166,12 +177,21 @@ static inline bool dtl_is_task_event(struct perf_event *event)
 	return event->attach_state & PERF_ATTACH_TASK;
 }
 
+static inline bool dtl_is_cgroup_event(struct perf_event *event)
+{
+#ifdef CONFIG_CGROUP_PERF
+	return event->cgrp;
+#else
+	return false;
+#endif
+}
+
 /*
- * This CPU's total for @event.  Task events see completed runs only, except
- * when the task is exiting: perf removes its events before its last
- * switch-out, so that last run is charged here.  The check on run_task
- * keeps a switch-out of an exiting task (when the probe has already
- * started the next run) from charging the next task's run.
+ * This CPU's total for @event.  Task and cgroup events see completed runs
+ * only, except when the task is exiting: perf removes its events before
+ * its last switch-out, so that last run is charged here.  The check on
+ * run_task keeps a switch-out of an exiting task (when the probe has
+ * already started the next run) from charging the next task's run.
  */
 static u64 dtl_event_total(struct perf_event *event, bool removing)
 {
@@ -179,9 +199,10 @@ static u64 dtl_event_total(struct perf_event *event, bool removing)
 	int idx = event->hw.idx;
 	u64 total = dc->total[idx];
 
-	if (!dtl_is_task_event(event) ||
-	    (removing && (current->flags & PF_EXITING) &&
-	     dc->run_task == current))
+	if (!dtl_is_task_event(event) && !dtl_is_cgroup_event(event))
+		total += dtl_run_pending(dc, idx);
+	else if (dtl_is_task_event(event) && removing &&
+		 (current->flags & PF_EXITING) && dc->run_task == current)
 		total += dtl_run_pending(dc, idx);
 
 	return total;
@@ -237,14 +258,16 @@ static void dtl_event_stop(struct perf_event *event, int flags)
 /*
  * A task event is added when its context is switched in the full way (or
  * enabled): refresh the context's cookie and count one full switch per
- * context switch.  Called on the event's CPU with the context locked.
+ * context switch.  Called on the event's CPU with the context locked.  In
+ * a group led by another PMU's event, the event is in that PMU's context,
+ * whose task_ctx_data (if any) is not dtl's.
  */
 static void dtl_task_ctx_add(struct perf_event *event)
 {
 	struct dtl_task_ctx *tc = event->pmu_ctx->task_ctx_data;
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
 
-	if (!tc)
+	if (!tc || event->pmu_ctx->pmu != event->pmu)
 		return;
 	tc->cookie = dtl_ctx_cookie(event->ctx);
 	if (tc->last_full != dc->switches) {
@@ -396,6 +419,18 @@ static void dtl_event_destroy(struct perf_event *event)
 	dtl_hook_put();
 }
 
+/* Will perf put @event in dtl's own context? */
+static bool dtl_in_own_context(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader;
+	struct perf_event_pmu_context *epc;
+
+	if (leader == event)
+		return true;
+	epc = READ_ONCE(leader->pmu_ctx);
+	return epc && epc->pmu->task_ctx_nr == perf_sw_context;
+}
+
 static int dtl_event_init(struct perf_event *event)
 {
 	struct dtl_filter filter;
@@ -423,8 +458,17 @@ static int dtl_event_init(struct perf_event *event)
 		return -ENODEV;
 
 	event->hw.idx = idx;
-	/* Task counters get a dtl_task_ctx in their context (task_ctx_data). */
-	if (idx < DTL_NR_COUNTERS && (event->attach_state & PERF_ATTACH_TASK))
+	/*
+	 * Task counters get a dtl_task_ctx in their context (task_ctx_data),
+	 * when the context is dtl's: perf puts a sibling in its leader's
+	 * context if the leader is not a software event (see perf_event_open()),
+	 * and would allocate that PMU's task data for it instead, or fail.
+	 * The leader's context changes only under its context's mutex, which
+	 * is not held here: a concurrent move of the group costs the
+	 * statistics of this context, nothing else.
+	 */
+	if (idx < DTL_NR_COUNTERS && (event->attach_state & PERF_ATTACH_TASK) &&
+	    dtl_in_own_context(event))
 		event->attach_state |= PERF_ATTACH_TASK_DATA;
 	event->pmu_private = dtl_user_add(event, idx == DTL_IDX_TRACE);
 	if (!event->pmu_private)
@@ -646,6 +690,7 @@ static struct pmu dtl_pmu = {
 	.start		= dtl_event_start,
 	.stop		= dtl_event_stop,
 	.read		= dtl_event_read,
+	.check_period	= dtl_trace_check_period,
 };
 
 static int dtl_switches_show(struct seq_file *m, void *v)

@@ -130,6 +130,16 @@ static void dtl_test_trace_attr(struct kunit *test)
 	dtl_attr(&attr, DTL_EVENT_TRACE);
 	attr.config1 = BIT_ULL(32);
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
+	/* Records carry perf's default clock: another clock is refused. */
+	dtl_attr(&attr, DTL_EVENT_TRACE);
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
+	dtl_attr(&attr, DTL_EVENT_DISPATCHES);
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period),
+			DTL_CNT_DISPATCHES);
 	dtl_attr(&attr, DTL_EVENT_TRACE);
 	attr.exclude_user = 1;
 	attr.exclude_kernel = 1;
@@ -152,49 +162,84 @@ static void dtl_test_filter(struct kunit *test)
 	struct dtl_filter f = { .kinds = BIT(DTL_KIND_PREEMPT) |
 					 BIT(DTL_KIND_LOST) };
 	struct dtl_entry e;
+	u32 running;
 
 	dtl_entry_init(&e, DTL_KIND_PREEMPT, 10, 11, 0, 5);
-	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, NULL));
 	dtl_entry_init(&e, DTL_KIND_BLOCK, 10, 11, 0, 5);
-	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e));
+	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e, NULL));
 	dtl_entry_init(&e, DTL_KIND_LOST, 0, 0, 0, 7);
-	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, NULL));
 
 	/* Minimum wait. */
 	f.min_wait_ns = 6;
 	dtl_entry_init(&e, DTL_KIND_PREEMPT, 10, 11, 0, 5);
-	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e));
+	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e, NULL));
 	e.wait_ns = 6;
-	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
-
-	/* A per-task filter keeps the records naming the task. */
-	f.min_wait_ns = 0;
-	f.tid = 11;
-	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
-	e.next_tid = 12;
-	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e));
-	e.prev_tid = 11;
-	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, NULL));
 
 	/* exclude_kernel: a switch between kernel threads is dropped. */
-	f.tid = 0;
+	f.min_wait_ns = 0;
 	f.no_kthreads = true;
 	dtl_entry_init(&e, DTL_KIND_PREEMPT, 1, 2,
 		       DTL_F_PREV_KTHREAD | DTL_F_NEXT_KTHREAD, 0);
-	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e));
+	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e, NULL));
 	e.flags = DTL_F_PREV_KTHREAD;
-	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, NULL));
 
-	/* Migrations name one task, in prev_tid. */
-	f.kinds = DTL_ALL_KINDS;
+	/*
+	 * A per-task window: every switch is kept whoever it names (the
+	 * window holds only switches of the event's tasks), and the task on
+	 * the CPU follows the switches, filtered out or not.
+	 */
+	f.kinds = BIT(DTL_KIND_MIGRATE) | BIT(DTL_KIND_PREEMPT);
 	f.no_kthreads = false;
-	f.tid = 42;
+	running = 42;
 	dtl_entry_init(&e, DTL_KIND_MIGRATE, 42, 0, 0, 0);
 	e.from_cpu = 0;
 	e.to_cpu = 1;
-	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e));
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, &running));
 	e.prev_tid = 43;
-	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e));
+	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e, &running));
+	dtl_entry_init(&e, DTL_KIND_BLOCK, 42, 43, 0, 0);
+	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e, &running));
+	KUNIT_EXPECT_EQ(test, running, 43U);
+	dtl_entry_init(&e, DTL_KIND_MIGRATE, 43, 0, 0, 0);
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, &running));
+	dtl_entry_init(&e, DTL_KIND_PREEMPT, 43, 7, 0, 0);
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, &running));
+	KUNIT_EXPECT_EQ(test, running, 7U);
+	/* A CPU-wide event keeps every migration. */
+	dtl_entry_init(&e, DTL_KIND_MIGRATE, 99, 0, 0, 0);
+	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, NULL));
+}
+
+/*
+ * blocked_ns: the time off the CPU less the waits since the wakeup, on
+ * this run queue and on those the task was moved away from.
+ */
+static void dtl_test_blocked(struct kunit *test)
+{
+	struct dtl_block_info last = { .time = 1000, .run_delay = 50 };
+	u64 ns = 0;
+
+	/* Blocked at 1000, queued at 5000, dispatched at 6000: 4000. */
+	KUNIT_EXPECT_TRUE(test, dtl_blocked_ns(&last, 50, 5000, 6000, &ns));
+	KUNIT_EXPECT_EQ(test, ns, 4000ULL);
+	/* Queued elsewhere at 3000, moved here at 5000: slept 2000. */
+	KUNIT_EXPECT_TRUE(test, dtl_blocked_ns(&last, 2050, 5000, 6000, &ns));
+	KUNIT_EXPECT_EQ(test, ns, 2000ULL);
+	/* Preempted: no sleep, known. */
+	last.time = 0;
+	KUNIT_EXPECT_TRUE(test, dtl_blocked_ns(&last, 9999, 0, 6000, &ns));
+	KUNIT_EXPECT_EQ(test, ns, 0ULL);
+	/* Unknown: no queue stamp, clocks backwards, waits too long. */
+	last.time = 1000;
+	KUNIT_EXPECT_FALSE(test, dtl_blocked_ns(&last, 50, 0, 6000, &ns));
+	KUNIT_EXPECT_FALSE(test, dtl_blocked_ns(&last, 50, 7000, 6000, &ns));
+	KUNIT_EXPECT_FALSE(test, dtl_blocked_ns(&last, 50, 500, 900, &ns));
+	KUNIT_EXPECT_FALSE(test, dtl_blocked_ns(&last, 40, 5000, 6000, &ns));
+	KUNIT_EXPECT_FALSE(test, dtl_blocked_ns(&last, 4550, 5000, 6000, &ns));
 }
 
 static void dtl_test_log_resume(struct kunit *test)
@@ -329,6 +374,7 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_wait),
 	KUNIT_CASE(dtl_test_trace_attr),
 	KUNIT_CASE(dtl_test_filter),
+	KUNIT_CASE(dtl_test_blocked),
 	KUNIT_CASE(dtl_test_log_resume),
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),

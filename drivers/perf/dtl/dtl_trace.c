@@ -12,12 +12,16 @@
  * Each trace event is a reader with its own cursor, so any number of
  * sessions get the same records.  A CPU-wide event drains its CPU's log
  * from a pinned hrtimer every poll period (the event's sample period) and
- * when it stops; a per-task event drains when its task is switched out.
- * Both run on the log's CPU with interrupts disabled, so the log needs no
- * lock.  Records a reader cannot keep -- the producer lapped it, or its
- * AUX buffer is full or gone -- are counted and reported in a LOST record
- * as soon as there is room again, and the AUX record that has the gap is
- * flagged PERF_AUX_FLAG_PARTIAL.
+ * when it stops.  A per-task event -- whether perf opened it for one CPU
+ * or for any, as "perf record -- cmd" and "perf record --per-thread" do --
+ * reads a window of the log: from the dispatch of its task (the last
+ * switch record when perf schedules it in) to the switch-out that
+ * schedules it out, when it drains.  Both run on the log's CPU with
+ * interrupts disabled, so the log needs no lock.  Records a reader cannot
+ * keep -- its AUX buffer is full or gone -- are counted and reported in a
+ * LOST record as soon as there is room again, with the records the
+ * producer overwrote before the reader came (which the filter never saw),
+ * and the AUX record that has the gap is flagged PERF_AUX_FLAG_PARTIAL.
  *
  * The hrtimer-to-AUX design follows the powerpc vpa-dtl PMU; the AUX
  * bookkeeping follows drivers/perf/arm_spe_pmu.c.
@@ -61,7 +65,10 @@ struct dtl_trace {
 	struct dtl_filter	filter;
 	u64			period_ns;
 	u64			cursor;		/* next record to read */
-	u64			lost;		/* not yet reported */
+	u64			lost;		/* kept, not delivered: unreported */
+	u64			lapped;		/* overwritten unread: unreported */
+	/* Per-task events: the task on the CPU in the window being read. */
+	u32			running;
 	/* Per-task events: do not deliver a record twice on @last_cpu. */
 	int			last_cpu;
 	u64			last_head;
@@ -93,8 +100,15 @@ static struct dtl_entry *dtl_log_next(struct dtl_cpu *dc,
 	return e;
 }
 
-static void dtl_block_store(struct dtl_block_slot *tab, u32 pid, u64 time)
+/*
+ * Remember how @p left a CPU at @time: blocked (@blocked) or preempted.
+ * A slot names its task by pid and start time, so a reused pid finds
+ * nothing of its predecessor.
+ */
+static void dtl_block_store(struct dtl_block_slot *tab, struct task_struct *p,
+			    u64 time, bool blocked)
 {
+	u32 pid = task_pid_nr(p);
 	struct dtl_block_slot *s = &tab[hash_32(pid, DTL_BLOCK_BITS)];
 	unsigned long seq = READ_ONCE(s->seq);
 
@@ -102,29 +116,33 @@ static void dtl_block_store(struct dtl_block_slot *tab, u32 pid, u64 time)
 	if ((seq & 1) || cmpxchg(&s->seq, seq, seq + 1) != seq)
 		return;
 	WRITE_ONCE(s->pid, pid);
-	WRITE_ONCE(s->time, time);
+	WRITE_ONCE(s->start, p->start_time);
+	WRITE_ONCE(s->time, blocked ? time : 0);
+	WRITE_ONCE(s->run_delay, p->sched_info.run_delay);
 	/* Pairs with smp_load_acquire() in dtl_block_load(): data, then seq. */
 	smp_store_release(&s->seq, seq + 2);
 }
 
-static bool dtl_block_load(struct dtl_block_slot *tab, u32 pid, u64 *time)
+static bool dtl_block_load(struct dtl_block_slot *tab, struct task_struct *p,
+			   struct dtl_block_info *info)
 {
+	u32 pid = task_pid_nr(p);
 	struct dtl_block_slot *s = &tab[hash_32(pid, DTL_BLOCK_BITS)];
 	/* Pairs with smp_store_release() in dtl_block_store(). */
 	unsigned long seq = smp_load_acquire(&s->seq);
-	u32 p;
-	u64 t;
+	u64 start;
+	u32 spid;
 
 	if (seq & 1)
 		return false;
-	p = READ_ONCE(s->pid);
-	t = READ_ONCE(s->time);
+	spid = READ_ONCE(s->pid);
+	start = READ_ONCE(s->start);
+	info->time = READ_ONCE(s->time);
+	info->run_delay = READ_ONCE(s->run_delay);
 	/* Read the data before checking that no writer changed it. */
 	smp_rmb();
-	if (READ_ONCE(s->seq) != seq || p != pid)
-		return false;
-	*time = t;
-	return true;
+	return READ_ONCE(s->seq) == seq && spid == pid &&
+	       start == p->start_time;
 }
 
 /*
@@ -138,8 +156,8 @@ void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
 			  u64 now, u64 wait, u64 steal)
 {
 	struct dtl_block_slot *tab;
+	struct dtl_block_info last;
 	struct dtl_entry *e;
-	u64 blocked_at, queued;
 	u8 flags = 0;
 	u8 kind;
 
@@ -156,6 +174,7 @@ void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
 		kind = DTL_KIND_BLOCK;
 
 	e = dtl_log_next(dc, log);
+	dc->last_switch = e->seq;
 	e->time = now;
 	e->prev_pid = task_tgid_nr(prev);
 	e->prev_tid = task_pid_nr(prev);
@@ -172,20 +191,15 @@ void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
 		flags |= DTL_F_NEXT_KTHREAD;
 
 	/* A preempted task did not sleep: a block time of 0 is known. */
-	if (kind == DTL_KIND_BLOCK)
-		dtl_block_store(tab, e->prev_tid, now);
-	else if (kind == DTL_KIND_PREEMPT)
-		dtl_block_store(tab, e->prev_tid, 0);
+	if (kind == DTL_KIND_BLOCK || kind == DTL_KIND_PREEMPT)
+		dtl_block_store(tab, prev, now, kind == DTL_KIND_BLOCK);
 
-	if (!is_idle_task(next)) {
-		queued = READ_ONCE(next->sched_info.last_queued);
-		if (dtl_block_load(tab, e->next_tid, &blocked_at) && queued) {
-			if (blocked_at && queued > blocked_at)
-				e->blocked_ns = queued - blocked_at;
-		} else {
-			flags |= DTL_F_BLOCKED_UNKNOWN;
-		}
-	}
+	if (!is_idle_task(next) &&
+	    (!dtl_block_load(tab, next, &last) ||
+	     !dtl_blocked_ns(&last, READ_ONCE(next->sched_info.run_delay),
+			     READ_ONCE(next->sched_info.last_queued), now,
+			     &e->blocked_ns)))
+		flags |= DTL_F_BLOCKED_UNKNOWN;
 
 	e->kind = kind;
 	e->flags = flags;
@@ -260,9 +274,13 @@ static int dtl_logs_alloc(void)
 
 	/* The probes read the table after seeing a log: publish it first. */
 	smp_wmb();
-	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu(dtl_cpus, cpu).log,
-			   per_cpu(dtl_cpus, cpu).log_mem);
+	for_each_possible_cpu(cpu) {
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+
+		/* No record is written while the log is unpublished. */
+		dc->base = dc->head;
+		WRITE_ONCE(dc->log, dc->log_mem);
+	}
 	return 0;
 }
 
@@ -312,7 +330,8 @@ static void dtl_aux_put(struct dtl_aux *aux, unsigned long off,
 
 /*
  * Report the records @t lost, all with numbers before @seq, in a LOST
- * record at offset @off of its AUX buffer.
+ * record at offset @off of its AUX buffer: those its filter kept and the
+ * AUX buffer had no room for, and those the log overwrote unread.
  */
 static void dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 			 unsigned long off, u64 seq)
@@ -321,12 +340,19 @@ static void dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 		.time	= local_clock(),
 		.seq	= seq,
 		.lost	= t->lost,
+		.lapped	= t->lapped,
 		.kind	= DTL_KIND_LOST,
 		.cpu	= smp_processor_id(),
 	};
 
 	dtl_aux_put(aux, off, &lost);
 	t->lost = 0;
+	t->lapped = 0;
+}
+
+static inline bool dtl_trace_per_task(const struct dtl_trace *t)
+{
+	return t->event->attach_state & PERF_ATTACH_TASK;
 }
 
 /*
@@ -340,6 +366,7 @@ static void dtl_trace_drain(struct dtl_trace *t)
 	struct dtl_entry *log = dc->log;
 	u64 mask = dtl_log_entries - 1;
 	u64 head = dc->head, seq, overrun;
+	u32 *running = dtl_trace_per_task(t) ? &t->running : NULL;
 	unsigned long room, reserve, used = 0;
 	struct dtl_aux *aux;
 	bool gap = false;
@@ -348,18 +375,31 @@ static void dtl_trace_drain(struct dtl_trace *t)
 		return;
 
 	seq = dtl_log_resume(t->cursor, head, dtl_log_entries, &overrun);
-	t->lost += overrun;
+	t->lapped += overrun;
 	t->cursor = head;
-	if (seq == head && !t->lost)
+	if (seq == head && !t->lost && !t->lapped)
 		return;
 
 	aux = perf_aux_output_begin(h, t->event);
 	if (!aux) {
 		/* No buffer, or it is going away: what we have is lost. */
 		for (; seq < head; seq++)
-			if (dtl_filter_match(&t->filter, &log[seq & mask]))
+			if (dtl_filter_match(&t->filter, &log[seq & mask],
+					     running))
 				t->lost++;
 		return;
+	}
+
+	/*
+	 * Per-task events of one family write a CPU's records to one buffer
+	 * (an inherited event writes to its parent's), and their windows
+	 * meet at a switch from one of their tasks to another: deliver it
+	 * once.  Only this CPU writes its records, so the sequence numbers
+	 * in a buffer only grow.
+	 */
+	if (running && dc->aux_rb == h->rb && seq < dc->aux_rb_next) {
+		for (; seq < min(head, dc->aux_rb_next); seq++)
+			dtl_filter_match(&t->filter, &log[seq & mask], running);
 	}
 
 	/*
@@ -370,7 +410,7 @@ static void dtl_trace_drain(struct dtl_trace *t)
 	room = aux->overwrite ? ULONG_MAX : h->size;
 	reserve = aux->overwrite ? 0 : DTL_ENTRY_SIZE;
 
-	if (t->lost && room >= DTL_ENTRY_SIZE) {
+	if ((t->lost || t->lapped) && room >= DTL_ENTRY_SIZE) {
 		dtl_put_lost(t, aux, h->head, seq);
 		used += DTL_ENTRY_SIZE;
 		gap = true;
@@ -379,7 +419,7 @@ static void dtl_trace_drain(struct dtl_trace *t)
 	for (; seq < head; seq++) {
 		struct dtl_entry *e = &log[seq & mask];
 
-		if (!dtl_filter_match(&t->filter, e))
+		if (!dtl_filter_match(&t->filter, e, running))
 			continue;
 		if (room - used < sizeof(*e) + reserve) {
 			t->lost++;
@@ -390,9 +430,14 @@ static void dtl_trace_drain(struct dtl_trace *t)
 		used += sizeof(*e);
 	}
 
-	if (t->lost && room - used >= DTL_ENTRY_SIZE) {
+	if ((t->lost || t->lapped) && room - used >= DTL_ENTRY_SIZE) {
 		dtl_put_lost(t, aux, h->head + used, head);
 		used += DTL_ENTRY_SIZE;
+	}
+
+	if (running) {
+		dc->aux_rb = h->rb;
+		dc->aux_rb_next = head;
 	}
 
 	/*
@@ -415,6 +460,22 @@ static enum hrtimer_restart dtl_trace_timer(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+/* The poll interval: the event's sample period, which may change. */
+static u64 dtl_trace_period(struct perf_event *event)
+{
+	return event->attr.sample_period ? : DTL_POLL_DEFAULT_NS;
+}
+
+/* pmu::check_period: PERF_EVENT_IOC_PERIOD sets a new poll interval. */
+int dtl_trace_check_period(struct perf_event *event, u64 value)
+{
+	if (!dtl_is_trace_event(event))
+		return -EINVAL;
+	if (value < DTL_POLL_MIN_NS || value > DTL_POLL_MAX_NS)
+		return -EINVAL;
+	return 0;
+}
+
 /* pmu::start of a trace event: on the event's CPU, interrupts disabled. */
 void dtl_trace_start(struct perf_event *event)
 {
@@ -422,19 +483,26 @@ void dtl_trace_start(struct perf_event *event)
 	struct dtl_trace *t = dtl_trace_of(event);
 	int cpu = smp_processor_id();
 
-	if (event->cpu >= 0) {
+	if (!dtl_trace_per_task(t)) {
 		t->cursor = dc->head;
+		t->period_ns = dtl_trace_period(event);
 		hrtimer_start(&t->timer, ns_to_ktime(t->period_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 		return;
 	}
 
 	/*
-	 * A task event starts as its task is switched in: the record of that
-	 * dispatch is the last one in the log.  Enabled again in the same run,
-	 * it must not deliver that record twice.
+	 * A task event starts as its task is switched in, or is enabled
+	 * while it runs: its window opens at the record of that dispatch,
+	 * the last switch of this CPU's log, if the log has it.  Enabled
+	 * again in the same run, it must not deliver that record twice.
 	 */
-	t->cursor = dc->head ? dc->head - 1 : 0;
+	t->running = task_pid_nr(current);
+	if (dc->last_switch >= dc->base && dc->last_switch < dc->head &&
+	    dc->head - dc->last_switch <= dtl_log_entries)
+		t->cursor = dc->last_switch;
+	else
+		t->cursor = dc->head;
 	if (t->last_cpu == cpu && t->cursor < t->last_head)
 		t->cursor = t->last_head;
 }
@@ -445,7 +513,7 @@ void dtl_trace_stop(struct perf_event *event)
 	struct dtl_trace *t = dtl_trace_of(event);
 
 	/* The timer is pinned to this CPU, so its callback is not running. */
-	if (event->cpu >= 0)
+	if (!dtl_trace_per_task(t))
 		hrtimer_try_to_cancel(&t->timer);
 	dtl_trace_drain(t);
 	t->last_cpu = smp_processor_id();
@@ -463,8 +531,6 @@ int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
 		return -ENOMEM;
 	t->event = event;
 	t->filter = *f;
-	if (event->hw.target)
-		t->filter.tid = task_pid_nr(event->hw.target);
 	t->period_ns = period_ns;
 	t->last_cpu = -1;
 	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);

@@ -51,10 +51,15 @@ enum dtl_kind {
  *		clock; saturates, see DTL_F_STEAL_SATURATED)
  *
  * MIGRATE records name the task in prev_pid/prev_tid and the CPUs in
- * from_cpu/to_cpu; @cpu is the CPU that moved it.  LOST records say that
- * @lost records of this CPU with numbers before @seq were not delivered
- * to this event because its AUX buffer was full or missing, or the log
- * overran before they were drained.
+ * from_cpu/to_cpu; @cpu is the CPU that moved it.  LOST records, of
+ * records of this CPU with numbers before @seq that were not delivered:
+ *
+ * @lost:	records this event would have kept (its filter matched
+ *		them) that its AUX buffer was full or missing for
+ * @lapped:	records the log overwrote before this event read them; its
+ *		filter never saw them, so some of them it would have
+ *		dropped.  Together with the records the filter dropped,
+ *		they make up the gap in the sequence numbers.
  */
 struct dtl_entry {
 	__u64	time;
@@ -75,7 +80,10 @@ struct dtl_entry {
 		__u64	wait_ns;
 		__u64	lost;
 	};
-	__u64	blocked_ns;
+	union {
+		__u64	blocked_ns;
+		__u64	lapped;
+	};
 	__u64	ran_ns;
 	__u32	steal_ns;
 	__u8	kind;
