@@ -86,7 +86,7 @@ void dtl_decoder_consume(struct dtl_decoder *d, const struct dtl_entry *e,
 {
 	*pos += DTL_ENTRY_SIZE;
 	if (e->kind == DTL_KIND_LOST) {
-		d->lost += e->lost;
+		d->lost += e->lost + e->lapped;
 		return;
 	}
 	d->records++;
@@ -107,8 +107,8 @@ int dtl_entry_snprintf(char *s, size_t n, const struct dtl_entry *e,
 
 	switch (e->kind) {
 	case DTL_KIND_LOST:
-		return snprintf(s, n, "%8s seq=%llu lost=%llu", "lost", e->seq,
-				e->lost);
+		return snprintf(s, n, "%8s seq=%llu lost=%llu lapped=%llu", "lost",
+				e->seq, e->lost, e->lapped);
 	case DTL_KIND_MIGRATE:
 		return snprintf(s, n, "%8s seq=%llu %s:%u/%u cpu %u -> %u",
 				"migrate", e->seq, prev_comm, e->prev_pid,

@@ -580,6 +580,10 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 		pr_err("dtl: AUX area sampling is not supported\n");
 		return -EINVAL;
 	}
+	if (opts->use_clockid) {
+		pr_err("dtl: records are stamped with perf's default clock: -k/--clockid is not supported\n");
+		return -EINVAL;
+	}
 
 	evlist__for_each_entry(evlist, evsel) {
 		if (evsel->core.attr.type != dr->pmu->type)

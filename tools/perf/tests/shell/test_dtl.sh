@@ -96,19 +96,31 @@ perf script -i "$tmp/snap" -F cpu,event,synth >"$tmp/snap.script" 2>"$tmp/snap.s
 nsnap=$(grep -c 'dtl: ' "$tmp/snap.script")
 echo "snapshot on exit: $nsnap dtl records"
 [ "$nsnap" -ge 10 ] || fail "snapshot on exit decoded $nsnap records"
-perf record -q -o "$tmp/snap2" -S -e dtl/all/ -a -- sleep 3 2>/dev/null &
+perf record -v -o "$tmp/snap2" -S -e dtl/all/ -a -- sleep 5 >/dev/null 2>"$tmp/snap2.rec" &
 rec=$!
-# SIGUSR2 kills a perf that has not set up its handler yet: wait until its
-# trace events are in dtl's busy file (and a little more).
+# perf ignores a SIGUSR2 that comes before it arms its snapshot trigger,
+# or while it is still writing the last snapshot, and one that comes before
+# it has set up its handler kills it: wait until its trace events are in
+# dtl's busy file, then send SIGUSR2 until perf says it took snapshot $1.
+snapshot() {
+	j=0
+	while [ "$(grep -c 'Recording AUX area tracing snapshot' "$tmp/snap2.rec")" -lt "$1" ] &&
+	      [ $j -lt 50 ]; do
+		kill -USR2 $rec
+		sleep 0.1
+		j=$((j + 1))
+	done
+}
 i=0
 while ! grep -q "tracing pid=$rec " /sys/bus/event_source/devices/dtl/busy && [ $i -lt 100 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
 sleep 0.5
-kill -USR2 $rec
+snapshot 1
 sh "$tmp/workload"
-kill -USR2 $rec
+snapshot 2
+kill -INT $rec
 wait $rec
 perf script -i "$tmp/snap2" -F cpu,event,synth >"$tmp/snap2.script" 2>"$tmp/snap2.err"
 nsnap2=$(grep -c 'dtl: ' "$tmp/snap2.script")
@@ -141,6 +153,65 @@ if [ -f "$dlf" ]; then
 else
 	fail "dlfilter $dlf not found"
 fi
+
+# 8. "perf record -- cmd": an inherited per-task event on every CPU.  The
+# workload's threads and processes ping-pong on two CPUs, park, and print
+# what the scheduler counted of each while parked; every switch-out and
+# dispatch of each is in the recording once.  After that, each is woken
+# once more (one dispatch) and exits (an "exit" record, not counted here);
+# on its way out it may block or be preempted (a switch-out and a
+# dispatch each, which the printed counts cannot have).
+wl=${DTL_WORKLOAD:-$(dirname "$0")/../dtl/dtl_workload}
+if [ -x "$wl" ]; then
+	perf record -q -o "$tmp/wl" -e dtl/all/ -- "$wl" 300 >"$tmp/wl.out" 2>"$tmp/wl.err" ||
+		fail "perf record -- dtl_workload: $(cat "$tmp/wl.err")"
+	perf script -i "$tmp/wl" -F synth >"$tmp/wl.script" 2>"$tmp/wl.serr" ||
+		fail "perf script of perf record -- cmd"
+	grep -q 'records lost' "$tmp/wl.serr" && fail "perf record -- cmd lost records: $(cat "$tmp/wl.serr")"
+	[ "$(grep -c '^task ' "$tmp/wl.out")" = 4 ] || fail "dtl_workload printed no counts: $(cat "$tmp/wl.out")"
+	while read -r _ _ tid n; do
+		out=$(awk -v t="/$tid " '($1 == "preempt" || $1 == "block") && index($3 " ", t) { c++ } END { print c + 0 }' "$tmp/wl.script")
+		in=$(awk -v t="/$tid " '$1 != "migrate" && $1 != "lost" && index($(NF - 2) " ", t) { c++ } END { print c + 0 }' "$tmp/wl.script")
+		echo "perf record -- cmd: task $tid: $out switch-outs, $in dispatches recorded; the scheduler counted $n switch-outs"
+		if [ "$out" -lt "$n" ] || [ "$out" -gt $((n + 3)) ] ||
+		   [ "$in" != $((out + 1)) ]; then
+			fail "task $tid: $out switch-outs and $in dispatches recorded for $n switch-outs"
+		fi
+	done <"$tmp/wl.out"
+else
+	echo "perf record -- cmd: skipped, no dtl_workload (set DTL_WORKLOAD)"
+fi
+
+# 9. Attached to a running task: -p (all its threads) and -t (one).  The
+# task waits on a FIFO until perf record runs the command, which lets it
+# go; it blocks 20 times in sleeps and waits on a second FIFO, and the
+# command ends when it is there.  Its switch-outs, counted by the
+# scheduler while it waits on either FIFO, are all in the recording.
+for how in -p -t; do
+	rm -f "$tmp/go" "$tmp/park" "$tmp/done"
+	mkfifo "$tmp/go" "$tmp/park"
+	sh -c "read x <'$tmp/go'; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done; touch '$tmp/done'; read x <'$tmp/park'" &
+	task=$!
+	while ! grep -q -e wait_for_partner -e fifo "/proc/$task/wchan" 2>/dev/null; do sleep 0.05; done
+	before=$(awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }' /proc/$task/status)
+	perf record -q -o "$tmp/att" -e dtl/all/ $how $task -- \
+		sh -c "echo >'$tmp/go'; while [ ! -e '$tmp/done' ]; do sleep 0.05; done
+		       while ! grep -q -e wait_for_partner -e fifo /proc/$task/wchan; do sleep 0.05; done" 2>"$tmp/att.err" ||
+		fail "perf record $how: $(cat "$tmp/att.err")"
+	after=$(awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }' /proc/$task/status)
+	echo >"$tmp/park"
+	wait $task
+	out=$(perf script -i "$tmp/att" -F synth 2>/dev/null |
+		awk -v t="/$task " '($1 == "preempt" || $1 == "block") && index($3 " ", t) { c++ } END { print c + 0 }')
+	echo "perf record $how: $out switch-outs of $task recorded, $((after - before)) counted"
+	[ "$out" = $((after - before)) ] && [ "$out" -ge 20 ] ||
+		fail "perf record $how $task: $out switch-outs recorded for $((after - before))"
+done
+
+# 10. Records carry perf's clock: -k is refused with a reason.
+perf record -o "$tmp/bad" -k mono -e dtl/all/ -a -- true 2>"$tmp/bad.err" &&
+	fail "perf record accepted -k for dtl"
+grep -q 'dtl: .*clock' "$tmp/bad.err" || fail "no message for -k: $(cat "$tmp/bad.err")"
 
 [ $err = 0 ] && echo "test_dtl: all checks passed"
 exit $err
