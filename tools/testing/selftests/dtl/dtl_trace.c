@@ -257,8 +257,9 @@ TEST(forced_loss)
 		if (recs[i].kind == DTL_KIND_LOST) {
 			/* It accounts for every number up to its own. */
 			nlost++;
-			lost += recs[i].lost;
-			EXPECT_EQ(next + recs[i].lost, recs[i].seq);
+			lost += recs[i].lost + recs[i].lapped;
+			EXPECT_EQ(next + recs[i].lost + recs[i].lapped,
+				  recs[i].seq);
 			next = recs[i].seq;
 			continue;
 		}
