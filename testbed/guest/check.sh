@@ -7,6 +7,7 @@ run dtl_count 300 dtl/dtl_count
 run dtl_errors 120 dtl/dtl_errors
 run dtl_trace 300 dtl/dtl_trace
 run dtl_pertask 300 dtl/dtl_pertask
+run dtl_invocation 300 dtl/dtl_invocation
 
 # The self-read example (tools/dtl, with libperf), as root and as nobody
 # at perf_event_paranoid 2, where it counts with exclude_kernel.
