@@ -8,8 +8,11 @@
  *
  *	task <pid> <tid> <switch-outs>
  *
- * After that the workers are released and exit: each is dispatched once
- * more and leaves the CPU by exiting.
+ * Then it waits 300 ms and releases the workers, which exit: in a
+ * recording, each worker's first dispatch after a gap of 200 ms or more
+ * is its release.  (What a worker does after that is not all in a
+ * recording: perf removes a task's events in do_exit(), before its last
+ * switches.)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -105,6 +108,7 @@ int main(int argc, char **argv)
 		       dtl_sched_switches(&s));
 	}
 	fflush(stdout);
+	usleep(300000);
 	if (write(park_fd[1], go, WORKERS) != WORKERS)
 		return 1;
 	for (i = 0; i < 2; i++)
