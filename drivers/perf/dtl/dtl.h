@@ -13,6 +13,8 @@
 #include <linux/hrtimer.h>
 #include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/pid.h>
+#include <linux/uidgid.h>
 #include <linux/sched.h>
 #include <linux/perf_event.h>
 #include <linux/perf_dtl.h>
@@ -319,7 +321,12 @@ static inline u64 dtl_ctx_cookie(const struct perf_event_context *ctx)
 	const struct perf_event_context *root = ctx->parent_ctx ? : ctx;
 	u64 gen = ctx->parent_ctx ? ctx->parent_gen : ctx->generation;
 
-	return hash_64((unsigned long)root ^ gen, 64);
+	/*
+	 * Equal for equal (root, generation), and unequal otherwise but by a
+	 * chance of 2^-64.  (hash_64() returns 32 bits, and takes no 64-bit
+	 * width on 32-bit machines.)
+	 */
+	return (u64)(unsigned long)root * GOLDEN_RATIO_64 + gen;
 }
 
 /* Interface between the files of the driver. */
@@ -331,8 +338,10 @@ struct dtl_user {
 	struct list_head	node;
 	int			cpu;		/* -1: a per-task event */
 	bool			trace;
-	pid_t			owner;		/* who opened the event */
-	pid_t			target;		/* per-task: the task */
+	bool			listed;		/* not an inherited event */
+	struct pid		*owner;		/* tgid of who opened it */
+	kuid_t			uid;		/* its effective uid */
+	struct pid		*target;	/* per-task: the task */
 	char			comm[TASK_COMM_LEN];
 	u64			since;		/* local_clock() at open */
 	const char		*transient;	/* a setup in progress */

@@ -45,14 +45,18 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/pid_namespace.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 
 #include "dtl.h"
 
@@ -73,15 +77,29 @@ static inline bool dtl_arch_steal_read(const void *rec, u64 *ns) { return false;
 DEFINE_PER_CPU(struct dtl_cpu, dtl_cpus);
 
 /*
- * The sched_switch probe is registered while at least one dtl event exists.
+ * The sched_switch probe is registered while at least one dtl event exists,
+ * and for DTL_HOOK_LINGER after the last one goes: registering it patches
+ * the tracepoint's static key (IPIs to every CPU) and starts a run on each
+ * CPU (another IPI each), so without the delay any user's loop of opening
+ * and closing one event would disturb every CPU at each turn.  While it
+ * lingers the probe keeps the totals and the runs, which the next event
+ * starts from.
+ *
  * dtl_hook_users counts events; its 0 <-> 1 transitions, and so the probe
- * registration, are serialised by dtl_hook_lock.  dtl_hook_gen changes on
- * every registration so that each CPU can tell that the run it has on
- * record predates the probe and must not be charged.
+ * registration (dtl_hook_armed), are serialised by dtl_hook_lock.
+ * dtl_hook_gen changes on every registration so that each CPU can tell
+ * that the run it has on record predates the probe and must not be
+ * charged.
  */
+#define DTL_HOOK_LINGER		HZ
+
 static DEFINE_MUTEX(dtl_hook_lock);
 static atomic_t dtl_hook_users = ATOMIC_INIT(0);
+static bool dtl_hook_armed;
+static unsigned long dtl_hook_arms;	/* registrations, for debugfs */
 static unsigned long dtl_hook_gen;
+static void dtl_hook_release(struct work_struct *work);
+static DECLARE_DELAYED_WORK(dtl_hook_work, dtl_hook_release);
 static struct tracepoint *dtl_tp_sched_switch;
 static struct dentry *dtl_debugfs;
 static struct kmem_cache *dtl_task_ctx_cache;
@@ -338,7 +356,7 @@ static int dtl_hook_get(void)
 		return 0;
 
 	mutex_lock(&dtl_hook_lock);
-	if (atomic_read(&dtl_hook_users) == 0) {
+	if (atomic_read(&dtl_hook_users) == 0 && !dtl_hook_armed) {
 		/*
 		 * Each online CPU starts the run in progress with the new
 		 * generation, so that its end counts; no event has started
@@ -350,6 +368,8 @@ static int dtl_hook_get(void)
 		on_each_cpu(dtl_cpu_start_run, NULL, 1);
 		ret = tracepoint_probe_register(dtl_tp_sched_switch,
 						dtl_sched_switch, NULL);
+		dtl_hook_armed = !ret;
+		dtl_hook_arms += dtl_hook_armed;
 	}
 	if (!ret)
 		atomic_inc(&dtl_hook_users);
@@ -358,13 +378,29 @@ static int dtl_hook_get(void)
 	return ret;
 }
 
+/* The last event is gone: disarm the probe later, if none comes by then. */
 static void dtl_hook_put(void)
 {
 	if (!atomic_dec_and_mutex_lock(&dtl_hook_users, &dtl_hook_lock))
 		return;
+	mod_delayed_work(system_wq, &dtl_hook_work, DTL_HOOK_LINGER);
+	mutex_unlock(&dtl_hook_lock);
+}
 
-	WARN_ON_ONCE(tracepoint_probe_unregister(dtl_tp_sched_switch,
-						 dtl_sched_switch, NULL));
+static void dtl_hook_disarm(void)
+{
+	lockdep_assert_held(&dtl_hook_lock);
+	if (dtl_hook_armed && !atomic_read(&dtl_hook_users)) {
+		WARN_ON_ONCE(tracepoint_probe_unregister(dtl_tp_sched_switch,
+							 dtl_sched_switch, NULL));
+		dtl_hook_armed = false;
+	}
+}
+
+static void dtl_hook_release(struct work_struct *work)
+{
+	mutex_lock(&dtl_hook_lock);
+	dtl_hook_disarm();
 	mutex_unlock(&dtl_hook_lock);
 }
 
@@ -380,8 +416,15 @@ static struct dtl_user *dtl_user_add(struct perf_event *event, bool trace)
 		return NULL;
 	u->cpu = event->cpu;
 	u->trace = trace;
-	u->owner = task_tgid_nr(current);
-	u->target = event->hw.target ? task_pid_nr(event->hw.target) : 0;
+	/*
+	 * An inherited event is created in the parent of a new task, before
+	 * the task has a pid: the event it was inherited from is listed.
+	 */
+	u->listed = !event->parent;
+	u->owner = get_pid(task_tgid(current));
+	u->uid = current_euid();
+	if (u->listed && event->hw.target)
+		u->target = get_pid(task_pid(event->hw.target));
 	get_task_comm(u->comm, current);
 	u->since = local_clock();
 
@@ -396,6 +439,8 @@ static void dtl_user_del(struct dtl_user *u)
 	spin_lock(&dtl_users_lock);
 	list_del(&u->node);
 	spin_unlock(&dtl_users_lock);
+	put_pid(u->owner);
+	put_pid(u->target);
 	kfree(u);
 }
 
@@ -417,6 +462,23 @@ static void dtl_event_destroy(struct perf_event *event)
 	}
 	dtl_user_del(event->pmu_private);
 	dtl_hook_put();
+}
+
+/*
+ * May the caller open a trace event?  Its records name the tasks on both
+ * sides of every switch on the CPU and how they ran, as the raw data of
+ * sched:sched_switch do, which perf gives only to holders of CAP_PERFMON
+ * unless perf_event_paranoid is -1 (perf_allow_tracepoint()).  That check
+ * reads a sysctl that modules cannot read, so the module asks for the
+ * capability at every level; built in, dtl applies perf's own rule.
+ */
+static int dtl_allow_trace(void)
+{
+#if IS_BUILTIN(CONFIG_PERF_DTL)
+	return perf_allow_tracepoint() ? -EACCES : 0;
+#else
+	return perfmon_capable() ? 0 : -EACCES;
+#endif
 }
 
 /* Will perf put @event in dtl's own context? */
@@ -456,6 +518,13 @@ static int dtl_event_init(struct perf_event *event)
 
 	if (event->cpu >= 0 && !cpu_online(event->cpu))
 		return -ENODEV;
+
+	/* An inherited event was allowed with its parent. */
+	if (idx == DTL_IDX_TRACE && !event->parent) {
+		ret = dtl_allow_trace();
+		if (ret)
+			return ret;
+	}
 
 	event->hw.idx = idx;
 	/*
@@ -582,62 +651,148 @@ static DEVICE_ATTR_RO(identifier);
  * and opens CPU-wide events even for "perf stat -- cmd", which would turn
  * every per-task count into a system-wide one.  dtl works on every CPU.
  */
-static void dtl_busy_line(struct seq_buf *s, struct dtl_user *u, u64 now)
-{
-	u64 age = now - u->since;
+/* What the reader of the "busy" file may see. */
+struct dtl_busy_reader {
+	struct pid_namespace	*ns;
+	kuid_t			uid;
+	bool			all;	/* CAP_PERFMON: every user's */
+};
 
-	seq_buf_printf(s, " %s pid=%d comm=%s since=%llu.%06llus",
-		       u->trace ? "tracing" : "counting", u->owner, u->comm,
-		       div_u64(age, NSEC_PER_SEC),
-		       div_u64(age % NSEC_PER_SEC, NSEC_PER_USEC));
-	if (u->cpu < 0)
-		seq_buf_printf(s, " task=%d", u->target);
+/* Do two events belong on one line: the same session, use and target? */
+static bool dtl_same_session(const struct dtl_user *a, const struct dtl_user *b)
+{
+	return a->owner == b->owner && a->trace == b->trace &&
+	       a->target == b->target && a->cpu == b->cpu;
+}
+
+/*
+ * One session's line: who, since when, and for a per-task session the
+ * task.  Pids are the reader's view (none if it cannot see the task); a
+ * reader without CAP_PERFMON sees who other users are no more than in
+ * /proc, and the comm, which any task can set, comes last and escaped.
+ */
+static void dtl_busy_line(struct seq_buf *s, const struct dtl_user *u,
+			  unsigned int events, u64 now,
+			  const struct dtl_busy_reader *r)
+{
+	pid_t owner = pid_nr_ns(u->owner, r->ns);
+	bool show = owner && (r->all || uid_eq(u->uid, r->uid));
+	u32 rem;
+	u64 secs = div_u64_rem(now - u->since, NSEC_PER_SEC, &rem);
+
+	seq_buf_printf(s, " %s", u->trace ? "tracing" : "counting");
+	if (show)
+		seq_buf_printf(s, " pid=%d", owner);
+	else
+		seq_buf_puts(s, " pid=-");
+	seq_buf_printf(s, " since=%llu.%06us", secs, rem / (u32)NSEC_PER_USEC);
+	if (u->target) {
+		pid_t target = show ? pid_nr_ns(u->target, r->ns) : 0;
+
+		if (target)
+			seq_buf_printf(s, " task=%d", target);
+		else
+			seq_buf_puts(s, " task=-");
+	}
+	if (events > 1)
+		seq_buf_printf(s, " events=%u", events);
 	if (u->transient)
 		seq_buf_printf(s, " state=%s", u->transient);
+	if (show)
+		seq_buf_printf(s, " comm=%*pE", (int)strnlen(u->comm, sizeof(u->comm)),
+			       u->comm);
+	else
+		seq_buf_puts(s, " comm=-");
 	seq_buf_putc(s, '\n');
+}
+
+/* Room kept at the end of the page to say how many lines were left out. */
+#define DTL_BUSY_TAIL	48
+
+/*
+ * Print the sessions of one CPU (@cpu) or the per-task ones (-1) after
+ * @header, or "<header> idle".  Lines that do not fit are counted in
+ * *@omitted.
+ */
+static void dtl_busy_section(struct seq_buf *s, const char *header, int cpu,
+			     u64 now, const struct dtl_busy_reader *r,
+			     unsigned int *omitted)
+{
+	struct dtl_user *u, *first = NULL;
+	unsigned int events = 0;
+	bool any = false;
+	size_t len;
+
+	list_for_each_entry(u, &dtl_users, node) {
+		if (!u->listed || u->cpu != cpu)
+			continue;
+		if (first && dtl_same_session(first, u)) {
+			events++;
+			continue;
+		}
+		if (first) {
+			len = s->len;
+			dtl_busy_line(s, first, events, now, r);
+			if (seq_buf_has_overflowed(s)) {
+				s->len = len;
+				(*omitted)++;
+			}
+		} else if (!any) {
+			len = s->len;
+			seq_buf_printf(s, "%s\n", header);
+			if (seq_buf_has_overflowed(s)) {
+				s->len = len;
+				(*omitted)++;
+			}
+		}
+		any = true;
+		first = u;
+		events = 1;
+	}
+	len = s->len;
+	if (first)
+		dtl_busy_line(s, first, events, now, r);
+	else
+		seq_buf_printf(s, "%s idle\n", header);
+	if (seq_buf_has_overflowed(s)) {
+		s->len = len;
+		(*omitted)++;
+	}
 }
 
 /*
  * One line per online CPU: "cpuN: idle", or "cpuN:" and one indented line
- * per event on it; then "task:" and the per-task events.
+ * per session on it; then "task:" and the per-task sessions.  At most a
+ * page: what does not fit is counted in a last line.
  */
 static ssize_t busy_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
+	struct dtl_busy_reader r = {
+		.ns = task_active_pid_ns(current),
+		.uid = current_euid(),
+		.all = has_capability_noaudit(current, CAP_PERFMON) ||
+		       has_capability_noaudit(current, CAP_SYS_ADMIN),
+	};
+	unsigned int omitted = 0;
+	char header[16];
 	struct seq_buf s;
-	struct dtl_user *u;
 	u64 now = local_clock();
-	bool any;
 	int cpu;
 
-	seq_buf_init(&s, buf, PAGE_SIZE);
+	seq_buf_init(&s, buf, PAGE_SIZE - DTL_BUSY_TAIL);
 	spin_lock(&dtl_users_lock);
 	for_each_online_cpu(cpu) {
-		any = false;
-		list_for_each_entry(u, &dtl_users, node) {
-			if (u->cpu != cpu)
-				continue;
-			if (!any)
-				seq_buf_printf(&s, "cpu%d:\n", cpu);
-			any = true;
-			dtl_busy_line(&s, u, now);
-		}
-		if (!any)
-			seq_buf_printf(&s, "cpu%d: idle\n", cpu);
+		snprintf(header, sizeof(header), "cpu%d:", cpu);
+		dtl_busy_section(&s, header, cpu, now, &r, &omitted);
 	}
-	any = false;
-	list_for_each_entry(u, &dtl_users, node) {
-		if (u->cpu >= 0)
-			continue;
-		if (!any)
-			seq_buf_puts(&s, "task:\n");
-		any = true;
-		dtl_busy_line(&s, u, now);
-	}
-	if (!any)
-		seq_buf_puts(&s, "task: idle\n");
+	dtl_busy_section(&s, "task:", -1, now, &r, &omitted);
 	spin_unlock(&dtl_users_lock);
 
+	if (omitted) {
+		s.size = PAGE_SIZE;
+		seq_buf_printf(&s, "(%u more lines not shown)\n", omitted);
+	}
 	return seq_buf_used(&s);
 }
 static DEVICE_ATTR_RO(busy);
@@ -783,6 +938,8 @@ static int __init dtl_init(void)
 	dtl_debugfs = debugfs_create_dir("dtl", NULL);
 	debugfs_create_atomic_t("hook_users", 0444, dtl_debugfs,
 				&dtl_hook_users);
+	debugfs_create_bool("hook_armed", 0444, dtl_debugfs, &dtl_hook_armed);
+	debugfs_create_ulong("hook_arms", 0444, dtl_debugfs, &dtl_hook_arms);
 	debugfs_create_file("switches", 0444, dtl_debugfs, NULL,
 			    &dtl_switches_fops);
 	return 0;
@@ -792,7 +949,11 @@ static void __exit dtl_exit(void)
 {
 	debugfs_remove_recursive(dtl_debugfs);
 	perf_pmu_unregister(&dtl_pmu);
-	/* No event is left, so the probe is gone: wait for its last callers. */
+	/* No event is left: disarm the probe now, and wait for its callers. */
+	cancel_delayed_work_sync(&dtl_hook_work);
+	mutex_lock(&dtl_hook_lock);
+	dtl_hook_disarm();
+	mutex_unlock(&dtl_hook_lock);
 	tracepoint_synchronize_unregister();
 	dtl_trace_module_exit();
 	/* perf frees task context objects from RCU callbacks. */

@@ -34,6 +34,8 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
@@ -69,6 +71,8 @@ struct dtl_trace {
 	u64			lapped;		/* overwritten unread: unreported */
 	/* Per-task events: the task on the CPU in the window being read. */
 	u32			running;
+	/* The reader's pid namespace: records name tasks as it sees them. */
+	struct pid_namespace	*ns;
 	/* Per-task events: do not deliver a record twice on @last_cpu. */
 	int			last_cpu;
 	u64			last_head;
@@ -322,9 +326,58 @@ void dtl_trace_put(void)
 	mutex_unlock(&dtl_trace_lock);
 }
 
-static void dtl_aux_put(struct dtl_aux *aux, unsigned long off,
-			const struct dtl_entry *e)
+/*
+ * A pid of the initial namespace as @ns sees it: 0 if it sees no such
+ * task (outside it, or gone).  Called with interrupts disabled, which is
+ * an RCU read-side critical section; the lock says so.
+ */
+static u32 dtl_pid_in_ns(u32 nr, struct pid_namespace *ns)
 {
+	struct pid *pid;
+	u32 ret = 0;
+
+	if (!nr)
+		return 0;
+	rcu_read_lock();
+	pid = find_pid_ns(nr, &init_pid_ns);
+	if (pid)
+		ret = pid_nr_ns(pid, ns);
+	rcu_read_unlock();
+	return ret;
+}
+
+static void dtl_aux_put(struct dtl_trace *t, struct dtl_aux *aux,
+			unsigned long off, const struct dtl_entry *e)
+{
+	struct dtl_entry ns_e;
+
+	/*
+	 * The log names tasks in the initial namespace.  A reader in
+	 * another gets them as it sees them, and 0 for a task it cannot
+	 * see, whose identity and times it does not get either.
+	 */
+	if (t->ns != &init_pid_ns && e->kind != DTL_KIND_LOST) {
+		ns_e = *e;
+		ns_e.prev_pid = dtl_pid_in_ns(e->prev_pid, t->ns);
+		ns_e.prev_tid = dtl_pid_in_ns(e->prev_tid, t->ns);
+		if (!ns_e.prev_tid) {
+			ns_e.prev_pid = 0;
+			if (e->kind != DTL_KIND_MIGRATE) {
+				ns_e.ran_ns = 0;
+				ns_e.steal_ns = 0;
+			}
+		}
+		if (e->kind != DTL_KIND_MIGRATE) {
+			ns_e.next_pid = dtl_pid_in_ns(e->next_pid, t->ns);
+			ns_e.next_tid = dtl_pid_in_ns(e->next_tid, t->ns);
+			if (!ns_e.next_tid) {
+				ns_e.next_pid = 0;
+				ns_e.wait_ns = 0;
+				ns_e.blocked_ns = 0;
+			}
+		}
+		e = &ns_e;
+	}
 	memcpy(aux->base + (off & (aux->size - 1)), e, sizeof(*e));
 }
 
@@ -345,7 +398,7 @@ static void dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 		.cpu	= smp_processor_id(),
 	};
 
-	dtl_aux_put(aux, off, &lost);
+	dtl_aux_put(t, aux, off, &lost);
 	t->lost = 0;
 	t->lapped = 0;
 }
@@ -426,7 +479,7 @@ static void dtl_trace_drain(struct dtl_trace *t)
 			gap = true;
 			continue;
 		}
-		dtl_aux_put(aux, h->head + used, e);
+		dtl_aux_put(t, aux, h->head + used, e);
 		used += sizeof(*e);
 	}
 
@@ -532,6 +585,11 @@ int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
 	t->event = event;
 	t->filter = *f;
 	t->period_ns = period_ns;
+	/* An inherited event reads for its parent's reader. */
+	if (event->parent)
+		t->ns = get_pid_ns(dtl_trace_of(event->parent)->ns);
+	else
+		t->ns = get_pid_ns(task_active_pid_ns(current));
 	t->last_cpu = -1;
 	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	t->timer.function = dtl_trace_timer;
@@ -542,8 +600,12 @@ int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
 void dtl_trace_fini(struct perf_event *event)
 {
 	struct dtl_user *u = event->pmu_private;
+	struct dtl_trace *t = u->trace_state;
 
-	kfree(u->trace_state);
+	/* A CPU-wide event's timer is pinned to its CPU: wait for it there. */
+	hrtimer_cancel(&t->timer);
+	put_pid_ns(t->ns);
+	kfree(t);
 	u->trace_state = NULL;
 }
 

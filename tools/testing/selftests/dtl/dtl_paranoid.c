@@ -4,19 +4,28 @@
  * level: the errno perf's rules give, and nothing else.
  *
  *   level  task count  task count:u  task trace:u  CPU count  CPU trace:u
- *    -1       ok          ok            ok            ok          ok
- *     0       ok          ok            ok            ok          ok
- *     1       ok          ok            ok          EACCES      EACCES
- *     2     EACCES        ok            ok          EACCES      EACCES
+ *    -1       ok          ok          EACCES          ok        EACCES
+ *     0       ok          ok          EACCES          ok        EACCES
+ *     1       ok          ok          EACCES        EACCES      EACCES
+ *     2     EACCES        ok          EACCES        EACCES      EACCES
  *
  * At level 2 an event that does not exclude the kernel needs the privilege
  * to profile it: a counter of the user's own task may exclude the kernel
- * (":u", as perf asks for it then), and so may a trace event (records of
- * user tasks only).
+ * (":u", as perf asks for it then).  A trace event names the tasks on both
+ * sides of every switch, other users' too, like sched_switch's raw data:
+ * it needs CAP_PERFMON (the module cannot read the paranoid level, which
+ * perf's tracepoint rule relaxes at -1).  With CAP_PERFMON alone, the
+ * same user may open everything.  A reader in its own pid namespace gets
+ * the pids it sees, and nothing of the tasks it does not.
  */
 #define _GNU_SOURCE
+#include <linux/capability.h>
 #include <linux/perf_dtl.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -99,28 +108,53 @@ FIXTURE(paranoid)
 FIXTURE_VARIANT(paranoid)
 {
 	int level;
+	int perfmon;	/* keep CAP_PERFMON */
 	int want[NR_OPENS];
 };
 
 FIXTURE_VARIANT_ADD(paranoid, minus_1)
 {
-	.level = -1, .want = { 0, 0, 0, 0, 0 },
+	.level = -1, .want = { 0, 0, EACCES, 0, EACCES },
 };
 
 FIXTURE_VARIANT_ADD(paranoid, level_0)
 {
-	.level = 0, .want = { 0, 0, 0, 0, 0 },
+	.level = 0, .want = { 0, 0, EACCES, 0, EACCES },
 };
 
 FIXTURE_VARIANT_ADD(paranoid, level_1)
 {
-	.level = 1, .want = { 0, 0, 0, EACCES, EACCES },
+	.level = 1, .want = { 0, 0, EACCES, EACCES, EACCES },
 };
 
 FIXTURE_VARIANT_ADD(paranoid, level_2)
 {
-	.level = 2, .want = { EACCES, 0, 0, EACCES, EACCES },
+	.level = 2, .want = { EACCES, 0, EACCES, EACCES, EACCES },
 };
+
+FIXTURE_VARIANT_ADD(paranoid, level_2_perfmon)
+{
+	.level = 2, .perfmon = 1, .want = { 0, 0, 0, 0, 0 },
+};
+
+/* Become nobody, keeping CAP_PERFMON in the effective set if @perfmon. */
+static int drop_to_nobody(int perfmon)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2] = { 0 };
+
+	if (perfmon && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		return -1;
+	if (setgid(NOBODY) || setuid(NOBODY))
+		return -1;
+	if (!perfmon)
+		return 0;
+	d[CAP_PERFMON / 32].effective = 1U << (CAP_PERFMON % 32);
+	d[CAP_PERFMON / 32].permitted = 1U << (CAP_PERFMON % 32);
+	return syscall(SYS_capset, &h, d);
+}
 
 FIXTURE_SETUP(paranoid)
 {
@@ -147,7 +181,7 @@ TEST_F(paranoid, unprivileged_opens)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
-		if (setgid(NOBODY) || setuid(NOBODY))
+		if (drop_to_nobody(variant->perfmon))
 			_exit(2);
 		try_opens(p[1]);
 	}
@@ -162,6 +196,93 @@ TEST_F(paranoid, unprivileged_opens)
 			       open_names[i], strerror(want), strerror(got[i]));
 		EXPECT_EQ(want, got[i]);
 	}
+}
+
+/*
+ * A tracer in its own pid namespace (root, as in a container) gets the
+ * tasks of its namespace under the pids it knows them by, and the others
+ * as pid 0 with none of their times.
+ */
+static int ns_child(void)
+{
+	struct perf_event_mmap_page *pc;
+	struct perf_event_attr attr;
+	struct dtl_entry e;
+	uint64_t head, off;
+	size_t rb = 2 * 4096, aux_size = 64 * 4096;
+	int fd, i, mine = 0, hidden = 0, bad = 0;
+	char *aux;
+
+	if (getpid() != 1)
+		return 10;
+	dtl_attr(&attr, "all");
+	attr.disabled = 1;
+	attr.sample_period = 1000000;
+	/* CPU-wide on CPU 0: every task that runs there. */
+	fd = sys_perf_event_open(&attr, -1, 0, -1, 0);
+	if (fd < 0)
+		return 11;
+	pc = mmap(NULL, rb, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pc == MAP_FAILED)
+		return 12;
+	pc->aux_offset = rb;
+	pc->aux_size = aux_size;
+	aux = mmap(NULL, aux_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, rb);
+	if (aux == MAP_FAILED)
+		return 13;
+	dtl_pin_to(0);
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		return 14;
+	for (i = 0; i < 20; i++)
+		usleep(1000);
+	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
+		return 15;
+	head = __atomic_load_n(&pc->aux_head, __ATOMIC_ACQUIRE);
+	for (off = 0; off < head && off < aux_size; off += sizeof(e)) {
+		memcpy(&e, aux + off, sizeof(e));
+		if (e.kind == DTL_KIND_LOST || e.kind == DTL_KIND_MIGRATE)
+			continue;
+		/* This namespace holds one task, pid 1: all else is hidden. */
+		if (e.prev_tid > 1 || e.next_tid > 1 || e.prev_pid > 1 ||
+		    e.next_pid > 1)
+			bad++;
+		if (e.prev_tid == 1 || e.next_tid == 1)
+			mine++;
+		if (!e.next_tid && (e.wait_ns || e.blocked_ns))
+			bad++;
+		if (!e.prev_tid && (e.ran_ns || e.steal_ns))
+			bad++;
+		if (!e.prev_tid || !e.next_tid)
+			hidden++;
+	}
+	printf("# in a new pid namespace: %llu records, %d name pid 1, %d hide a task, %d leak\n",
+	       (unsigned long long)head / sizeof(e), mine, hidden, bad);
+	if (bad)
+		return 16;
+	if (mine < 20 || !hidden)
+		return 17;
+	return 0;
+}
+
+TEST(pid_namespace)
+{
+	int status;
+	pid_t pid;
+
+	if (geteuid())
+		SKIP(return, "needs root to make a pid namespace");
+	ASSERT_EQ(0, unshare(CLONE_NEWPID)) TH_LOG("unshare: %s", strerror(errno));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		fflush(stdout);
+		_exit(ns_child());
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("the tracer in the namespace failed at step %d",
+		       WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN

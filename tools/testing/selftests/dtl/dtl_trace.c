@@ -455,7 +455,7 @@ TEST(busy_file)
 
 	ASSERT_EQ(0, trace_open(&t, -1, cpu, DTL_EVENT_TRACE, 0, 4));
 	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/busy", buf, sizeof(buf)));
-	snprintf(want, sizeof(want), "cpu%d:\n tracing pid=%d comm=", cpu,
+	snprintf(want, sizeof(want), "cpu%d:\n tracing pid=%d since=", cpu,
 		 getpid());
 	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("busy: %s", buf);
 	trace_close(&t);
