@@ -4,6 +4,9 @@
 # 6.12 source, CONFIG_PERF_DTL=m in a defconfig) for $DTL_ARCH, with W=1:
 # the upstream build path, on an architecture the debug kernel does not
 # cover.  The prepared tree is cached; a rerun takes seconds.
+#
+# usage: build-intree.sh [i386]: i386 builds for 32-bit x86 with the
+# host's compiler (-m32), where u64 division and 64-bit hashes differ.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -11,7 +14,13 @@ tree=$(dtl_stage_tree)
 out=$DTL_BUILD/intree
 karch=x86
 [ "$DTL_ARCH" = arm64 ] && karch=arm64
-mk=(make -s -C "$tree" O="$out" ARCH=$karch CROSS_COMPILE="$DTL_CROSS")
+cross=$DTL_CROSS
+if [ "${1:-}" = i386 ]; then
+	karch=i386
+	cross=
+	out=$DTL_CACHE/build/intree-i386
+fi
+mk=(make -s -C "$tree" O="$out" ARCH=$karch CROSS_COMPILE="$cross")
 
 mkdir -p "$out"
 if [ ! -f "$out/.prepared" ]; then

@@ -74,6 +74,13 @@ else
 	result host/build-W=1 0 1 0
 fi
 
+echo "# ==== host: dtl in the tree for i386 (defconfig + PERF_DTL=m, W=1)"
+if "$DTL_TOP/testbed/build-intree.sh" i386; then
+	result host/i386-intree-W=1 1 0 0
+else
+	result host/i386-intree-W=1 0 1 0
+fi
+
 # guest_suite NAME VM-RUN-OPTIONS...: every guest test in one boot.
 guest_suite() {
 	local name=$1 vmrc
