@@ -8,6 +8,7 @@ run dtl_errors 120 dtl/dtl_errors
 run dtl_trace 300 dtl/dtl_trace
 run dtl_pertask 300 dtl/dtl_pertask
 run dtl_invocation 300 dtl/dtl_invocation
+run dtl_busy 200 dtl/dtl_busy
 
 # The self-read example (tools/dtl, with libperf), as root and as nobody
 # at perf_event_paranoid 2, where it counts with exclude_kernel.
