@@ -38,4 +38,10 @@ if grep -q 'warning:' "$out/build.log"; then
 	cat "$out/build.log"
 	die "in-tree build of dtl has warnings"
 fi
+# 32-bit: 64-bit division must go through div_u64() and friends; libgcc's
+# helpers are not in the kernel, and without vmlinux modpost cannot say.
+if [ "$karch" = i386 ] &&
+   nm -u "$out/drivers/perf/dtl/dtl_pmu.o" | grep -E '__(u)?(div|mod)di3'; then
+	die "dtl divides 64-bit values with libgcc's helpers: use div_u64()"
+fi
 echo "$out/drivers/perf/dtl/dtl_pmu.o"
