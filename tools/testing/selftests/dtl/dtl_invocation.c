@@ -826,32 +826,46 @@ TEST(blocked_pid_reuse)
 	trace_close(&t);
 }
 
+struct fifo_hog {
+	int ready;	/* spinning as SCHED_FIFO on the last CPU */
+	int stop;
+	int err;
+};
+
 static void *fifo_hog(void *arg)
 {
 	struct sched_param sp = { .sched_priority = 1 };
-	unsigned long long end = dtl_now_ns() + 120000000ULL;
+	unsigned long long end = dtl_now_ns() + 2000000000ULL;
+	struct fifo_hog *h = arg;
 
 	dtl_pin_to(dtl_last_cpu());
-	if (sched_setscheduler(0, SCHED_FIFO, &sp))
-		*(int *)arg = errno;
-	while (dtl_now_ns() < end)
+	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		h->err = errno;
+		return NULL;
+	}
+	__atomic_store_n(&h->ready, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_SEQ_CST) && dtl_now_ns() < end)
 		;
 	return NULL;
 }
 
 /*
  * blocked_ns of a task woken on a busy CPU and moved to another before it
- * ran: it slept 20 ms and waited about 40 ms, on two run queues.
+ * ran: it slept 100 ms, then waited behind a SCHED_FIFO hog until it was
+ * moved to CPU 0.  Its dispatch there says it slept 100 ms, not 100 ms
+ * plus the wait before the move (which the scheduler's stamp of its
+ * enqueue on CPU 0 hides).
  */
 TEST(blocked_migrated_waiter)
 {
-	int last = dtl_last_cpu(), err = 0;
+	int last = dtl_last_cpu(), i;
+	struct fifo_hog h = { 0 };
 	unsigned long long slept;
 	struct trace t;
-	struct dtl_entry *e, *f;
+	struct dtl_entry *e;
 	pthread_t hog;
 	cpu_set_t set;
-	size_t n, i = 0;
+	size_t n, j = 0;
 	pid_t pid;
 
 	if (last == 0)
@@ -863,32 +877,46 @@ TEST(blocked_migrated_waiter)
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		dtl_pin_to(last);
-		usleep(20000);	/* wakes behind the hog */
+		usleep(100000);	/* wakes behind the hog */
 		_exit(0);
 	}
 	ASSERT_EQ(0, dtl_wait_sleeping(pid, pid));
-	ASSERT_EQ(0, pthread_create(&hog, NULL, fifo_hog, &err));
-	/* Woken after 20 ms, it waits behind the hog; move it at 60 ms. */
-	usleep(60000);
+	ASSERT_EQ(0, pthread_create(&hog, NULL, fifo_hog, &h));
+	for (i = 0; i < 2000 && !__atomic_load_n(&h.ready, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	ASSERT_EQ(0, h.err);
+	ASSERT_TRUE(h.ready);
+	/* The hog ran before the sleep ended: the task sleeps still. */
+	ASSERT_EQ('S', dtl_task_state(pid, pid))
+		TH_LOG("the hog started too late: the task's sleep is over");
+	for (i = 0; i < 5000 && dtl_task_state(pid, pid) != 'R'; i++)
+		usleep(1000);
 	ASSERT_EQ('R', dtl_task_state(pid, pid));
+	/* Queued behind the hog: wait there 40 ms, then move. */
+	usleep(40000);
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	ASSERT_EQ(0, sched_setaffinity(pid, sizeof(set), &set));
 	waitpid(pid, NULL, 0);
+	__atomic_store_n(&h.stop, 1, __ATOMIC_SEQ_CST);
 	pthread_join(hog, NULL);
-	ASSERT_EQ(0, err);
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
 	n = trace_take(&t, recs, MAX_RECORDS);
-	/* Its last dispatch on cpu 0: after the move (it forked here). */
-	for (e = NULL; (f = find_dispatch(recs, n, pid, &i));)
-		e = f;
+	/* Its first dispatch on cpu 0 after the move, which cpu 0 logged. */
+	for (; j < n; j++)
+		if (recs[j].kind == DTL_KIND_MIGRATE &&
+		    recs[j].prev_tid == (uint32_t)pid &&
+		    recs[j].from_cpu == (uint32_t)last && recs[j].to_cpu == 0)
+			break;
+	ASSERT_LT(j, n) TH_LOG("no record of the move of %d to cpu 0", pid);
+	e = find_dispatch(recs, n, pid, &j);
 	ASSERT_NE(NULL, e) TH_LOG("no dispatch of %d on cpu 0", pid);
 	ASSERT_FALSE(e->flags & DTL_F_BLOCKED_UNKNOWN);
 	slept = e->blocked_ns;
-	TH_LOG("slept %llu ns, waited %llu ns on cpu 0", slept,
+	TH_LOG("task %d slept %llu ns, waited %llu ns on cpu 0", pid, slept,
 	       (unsigned long long)e->wait_ns);
-	EXPECT_GE(slept, 19000000ULL);
-	EXPECT_LE(slept, 35000000ULL);
+	EXPECT_GE(slept, 99000000ULL);
+	EXPECT_LE(slept, 125000000ULL);
 	trace_close(&t);
 }
 
