@@ -117,10 +117,11 @@ int main(void)
 
 	buf[1] = rec(DTL_KIND_LOST, 0, 20, 50);
 	buf[1].lost = 13;
+	buf[1].lapped = 7;
 	dtl_decoder_init(&d, 0);
 	n = decode(&d, buf, 3 * sizeof(buf[0]), &end);
-	CHECK(n == 3 && d.lost == 13 && d.records == 2 && !d.corrupt,
-	      "a LOST record counts its loss, with the drain's time (lost %llu)",
+	CHECK(n == 3 && d.lost == 20 && d.records == 2 && !d.corrupt,
+	      "a LOST record counts its lost and lapped records, with the drain's time (lost %llu)",
 	      d.lost);
 
 	buf[1] = rec(DTL_KIND_MIGRATE, 0, 6, 200);

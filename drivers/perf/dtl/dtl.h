@@ -411,12 +411,14 @@ struct dtl_cpu {
 	struct dtl_entry	*log_mem;	/* @log while it is published */
 	/*
 	 * The AUX buffer that per-task events last wrote this CPU's records
-	 * to, and the sequence up to which they did: the windows of two
-	 * events of one family meet at a switch between their tasks, whose
-	 * record both would deliver.  Compared, never dereferenced.
+	 * to, while dtl_aux_gen was @aux_gen, and the last record written
+	 * there: the windows of two events that share a buffer meet at a
+	 * switch between their tasks, whose record both would deliver.
+	 * Compared, never dereferenced.
 	 */
 	const void		*aux_rb;
-	u64			aux_rb_next;
+	unsigned long		aux_gen;
+	u64			aux_rb_last;
 };
 
 DECLARE_PER_CPU(struct dtl_cpu, dtl_cpus);

@@ -428,17 +428,23 @@ static struct dtl_user *dtl_user_add(struct perf_event *event, bool trace)
 	get_task_comm(u->comm, current);
 	u->since = local_clock();
 
-	spin_lock(&dtl_users_lock);
-	list_add_tail(&u->node, &dtl_users);
-	spin_unlock(&dtl_users_lock);
+	/* Inherited events stay off the list, which busy_show() walks. */
+	INIT_LIST_HEAD(&u->node);
+	if (u->listed) {
+		spin_lock(&dtl_users_lock);
+		list_add_tail(&u->node, &dtl_users);
+		spin_unlock(&dtl_users_lock);
+	}
 	return u;
 }
 
 static void dtl_user_del(struct dtl_user *u)
 {
-	spin_lock(&dtl_users_lock);
-	list_del(&u->node);
-	spin_unlock(&dtl_users_lock);
+	if (u->listed) {
+		spin_lock(&dtl_users_lock);
+		list_del(&u->node);
+		spin_unlock(&dtl_users_lock);
+	}
 	put_pid(u->owner);
 	put_pid(u->target);
 	kfree(u);
@@ -487,6 +493,13 @@ static bool dtl_in_own_context(struct perf_event *event)
 	struct perf_event *leader = event->group_leader;
 	struct perf_event_pmu_context *epc;
 
+	/*
+	 * inherit_event() puts a clone in its parent's PMU context, which is
+	 * another PMU's if a hardware event joined the parent's group after
+	 * it was opened.  The parent's context mutex is held.
+	 */
+	if (event->parent)
+		return event->parent->pmu_ctx->pmu == event->pmu;
 	if (leader == event)
 		return true;
 	epc = READ_ONCE(leader->pmu_ctx);
@@ -533,8 +546,9 @@ static int dtl_event_init(struct perf_event *event)
 	 * context if the leader is not a software event (see perf_event_open()),
 	 * and would allocate that PMU's task data for it instead, or fail.
 	 * The leader's context changes only under its context's mutex, which
-	 * is not held here: a concurrent move of the group costs the
-	 * statistics of this context, nothing else.
+	 * is not held here: a move of the group at the same time costs the
+	 * statistics of this context (dtl_task_ctx_add() checks the context),
+	 * nothing else.
 	 */
 	if (idx < DTL_NR_COUNTERS && (event->attach_state & PERF_ATTACH_TASK) &&
 	    dtl_in_own_context(event))

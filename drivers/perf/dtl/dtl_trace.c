@@ -87,6 +87,8 @@ struct dtl_trace {
  */
 static DEFINE_MUTEX(dtl_trace_lock);
 static atomic_t dtl_trace_users = ATOMIC_INIT(0);
+/* Bumped whenever an AUX buffer is freed: its address may come back. */
+static atomic_long_t dtl_aux_gen = ATOMIC_LONG_INIT(0);
 static struct dtl_block_slot *dtl_block_table;
 static struct tracepoint *dtl_tp_migrate;
 
@@ -444,15 +446,20 @@ static void dtl_trace_drain(struct dtl_trace *t)
 	}
 
 	/*
-	 * Per-task events of one family write a CPU's records to one buffer
-	 * (an inherited event writes to its parent's), and their windows
-	 * meet at a switch from one of their tasks to another: deliver it
-	 * once.  Only this CPU writes its records, so the sequence numbers
-	 * in a buffer only grow.
+	 * Per-task events that write a CPU's records to one buffer (an
+	 * inherited event writes to its parent's; "perf record -p" shares
+	 * one between threads) have windows that meet at a switch from one
+	 * of their tasks to another: the record of that switch ends one
+	 * window and begins the next.  If it is the last record written to
+	 * this buffer, this window begins with it: deliver it once.  Events
+	 * active together on the same task, whose windows are the same, are
+	 * not affected.
 	 */
-	if (running && dc->aux_rb == h->rb && seq < dc->aux_rb_next) {
-		for (; seq < min(head, dc->aux_rb_next); seq++)
-			dtl_filter_match(&t->filter, &log[seq & mask], running);
+	if (running && seq < head && dc->aux_rb == h->rb &&
+	    dc->aux_gen == atomic_long_read(&dtl_aux_gen) &&
+	    seq == dc->aux_rb_last) {
+		dtl_filter_match(&t->filter, &log[seq & mask], running);
+		seq++;
 	}
 
 	/*
@@ -481,16 +488,16 @@ static void dtl_trace_drain(struct dtl_trace *t)
 		}
 		dtl_aux_put(t, aux, h->head + used, e);
 		used += sizeof(*e);
+		if (running) {
+			dc->aux_rb = h->rb;
+			dc->aux_gen = atomic_long_read(&dtl_aux_gen);
+			dc->aux_rb_last = seq;
+		}
 	}
 
 	if ((t->lost || t->lapped) && room - used >= DTL_ENTRY_SIZE) {
 		dtl_put_lost(t, aux, h->head + used, head);
 		used += DTL_ENTRY_SIZE;
-	}
-
-	if (running) {
-		dc->aux_rb = h->rb;
-		dc->aux_rb_next = head;
 	}
 
 	/*
@@ -654,6 +661,7 @@ void dtl_free_aux(void *data)
 {
 	struct dtl_aux *aux = data;
 
+	atomic_long_inc(&dtl_aux_gen);
 	vunmap(aux->base);
 	kfree(aux);
 }

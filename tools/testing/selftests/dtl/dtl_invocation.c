@@ -500,6 +500,8 @@ static void group_check(struct __test_metadata *_metadata, __u32 type,
 		pause();
 		_exit(0);
 	}
+	/* Asleep on the pipe before any event exists: no run is half seen. */
+	ASSERT_EQ(0, dtl_wait_sleeping(pid, pid));
 	dtl_attr(&da, "dispatches");
 	da.disabled = 1;
 	da.read_format = la.read_format;
@@ -680,6 +682,159 @@ TEST(preemptions_vs_sched_switch)
 		close(pfd[c]);
 		close(lfd[c]);
 	}
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct dtl_entry *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Two trace events on one task, one CPU's buffer shared through
+ * PERF_EVENT_IOC_SET_OUTPUT ("perf record -e dtl/block/ -e dtl/all/ --
+ * cmd"): both are active in the same windows, and each delivers what its
+ * filter keeps; every dispatch of the task is there.
+ */
+TEST(two_events_one_buffer)
+{
+	uint64_t block = DTL_EVENT_TRACE | (1ULL << DTL_KIND_BLOCK) << 8;
+	int ncpus = dtl_ncpus(), fds[MAX_CPUS], c, go[2];
+	unsigned long long nblock = 0, ndisp = 0, last_seq;
+	struct trace t[MAX_CPUS];
+	struct dtl_sched s0, s1, d;
+	size_t n, i;
+	pid_t pid;
+	char ch;
+
+	ASSERT_LE(ncpus, MAX_CPUS);
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		if (read(go[0], &ch, 1) != 1)
+			_exit(1);
+		for (i = 0; i < 50; i++)
+			usleep(1000);
+		pause();
+		_exit(0);
+	}
+	for (c = 0; c < ncpus; c++) {
+		ASSERT_EQ(0, trace_open(&t[c], pid, c, block, 0, 0, 128));
+		fds[c] = sys_perf_event_open(&(struct perf_event_attr){
+				.size = sizeof(struct perf_event_attr),
+				.type = dtl_pmu_type(),
+				.config = DTL_EVENT_TRACE,
+				.disabled = 1 }, pid, c, -1, 0);
+		ASSERT_GE(fds[c], 0);
+		ASSERT_EQ(0, ioctl(fds[c], PERF_EVENT_IOC_SET_OUTPUT, t[c].fd));
+	}
+	ASSERT_EQ(0, dtl_wait_sleeping(pid, pid));
+	ASSERT_EQ(0, dtl_sched_read(pid, pid, &s0));
+	for (c = 0; c < ncpus; c++) {
+		ASSERT_EQ(0, ioctl(t[c].fd, PERF_EVENT_IOC_ENABLE, 0));
+		ASSERT_EQ(0, ioctl(fds[c], PERF_EVENT_IOC_ENABLE, 0));
+	}
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	usleep(10000);
+	ASSERT_EQ(0, wait_quiet(pid));
+	for (c = 0; c < ncpus; c++) {
+		ASSERT_EQ(0, ioctl(t[c].fd, PERF_EVENT_IOC_DISABLE, 0));
+		ASSERT_EQ(0, ioctl(fds[c], PERF_EVENT_IOC_DISABLE, 0));
+	}
+	ASSERT_EQ(0, dtl_sched_read(pid, pid, &s1));
+	dtl_sched_sub(&d, &s1, &s0);
+	for (c = 0; c < ncpus; c++) {
+		n = trace_take(&t[c], recs, MAX_RECORDS);
+		/* The block event's copy and the other's: count each once. */
+		qsort(recs, n, sizeof(recs[0]), by_seq);
+		last_seq = ~0ULL;
+		for (i = 0; i < n; i++) {
+			ASSERT_NE(DTL_KIND_LOST, recs[i].kind);
+			if (!is_switch(&recs[i]) || recs[i].seq == last_seq)
+				continue;
+			last_seq = recs[i].seq;
+			if (recs[i].next_tid == (uint32_t)pid)
+				ndisp++;
+			if (recs[i].prev_tid == (uint32_t)pid &&
+			    recs[i].kind == DTL_KIND_BLOCK)
+				nblock++;
+		}
+	}
+	TH_LOG("%llu dispatches, %llu blocks of the task in the buffer; %llu switch-outs",
+	       ndisp, nblock, dtl_sched_switches(&d));
+	EXPECT_EQ(dtl_sched_switches(&d), ndisp);
+	EXPECT_EQ(d.nvcsw, nblock);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (c = 0; c < ncpus; c++) {
+		close(fds[c]);
+		trace_close(&t[c]);
+	}
+}
+
+/*
+ * A dtl-led group that a hardware event joined (moving it to the
+ * hardware PMU's context), inherited by a task that forks: the fork
+ * succeeds, and the family's dispatches are counted.
+ */
+TEST(group_hw_sibling_inherit)
+{
+	struct perf_event_attr la = {
+		.size = sizeof(la), .type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1, .inherit = 1,
+	}, da;
+	int dfd, cfd, go[2], status;
+	long long disp;
+	pid_t pid;
+	char ch;
+
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		pid_t kid;
+
+		if (read(go[0], &ch, 1) != 1)
+			_exit(1);
+		kid = fork();
+		if (kid < 0)
+			_exit(2);
+		if (!kid) {
+			for (int i = 0; i < 10; i++)
+				usleep(1000);
+			_exit(0);
+		}
+		waitpid(kid, &status, 0);
+		_exit(0);
+	}
+	dtl_attr(&da, "dispatches");
+	da.disabled = 1;
+	da.inherit = 1;
+	da.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	dfd = sys_perf_event_open(&da, pid, -1, -1, 0);
+	ASSERT_GE(dfd, 0);
+	cfd = sys_perf_event_open(&la, pid, -1, dfd, 0);
+	if (cfd < 0 && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(dfd);
+		SKIP(return, "no cycles event here (%s): no hardware PMU",
+		     strerror(errno));
+	}
+	ASSERT_GE(cfd, 0) TH_LOG("cycles joining the group: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(dfd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("fork under the group failed");
+	disp = dtl_count(dfd);
+	TH_LOG("family dispatches %lld", disp);
+	EXPECT_GE(disp, 10);
+	close(cfd);
+	close(dfd);
 }
 
 /* Records are stamped with perf's clock: another clock is refused. */
@@ -967,7 +1122,8 @@ TEST(lost_filtered)
 	ASSERT_EQ(0, trace_open(&ta, -1, cpu, DTL_EVENT_TRACE, 200000, 0, 2048));
 	ASSERT_EQ(0, ioctl(ta.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, ioctl(tf.fd, PERF_EVENT_IOC_ENABLE, 0));
-	pair_procs(cpu, entries, pids);
+	/* Four logs' worth: it wraps unless switches are 4x slower than here. */
+	pair_procs(cpu, 2 * entries, pids);
 	waitpid(pids[0], NULL, 0);
 	waitpid(pids[1], NULL, 0);
 	ASSERT_EQ(0, ioctl(tf.fd, PERF_EVENT_IOC_DISABLE, 0));
@@ -1164,8 +1320,13 @@ TEST(cgroup_own_tasks)
 	EXPECT_LE(pre, (long long)d.nivcsw);
 	EXPECT_GE(pre + 2, (long long)d.nivcsw);
 	EXPECT_GE(wait, 0);
+	/*
+	 * dtl stamps a dispatch at the tracepoint, run_delay at the clock
+	 * update before it: under TCG some 70 us later per dispatch here.
+	 * Charging the next task's wait instead was 58 ms off over 62.
+	 */
 	EXPECT_LE(llabs(wait - (long long)d.delay_ns),
-		  (long long)d.delay_ns / 20 + 50000LL * disp)
+		  (long long)d.delay_ns / 20 + 150000LL * disp)
 		TH_LOG("wait %lld ns vs run_delay %llu ns", wait, d.delay_ns);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
