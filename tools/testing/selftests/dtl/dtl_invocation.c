@@ -22,77 +22,11 @@
 #include "../kselftest_harness.h"
 #include "dtl_util.h"
 
-#define PAGE		4096UL
 #define MAX_CPUS	8
 #define MAX_TASKS	16
 #define MAX_RECORDS	262144
 
 static struct dtl_entry recs[MAX_RECORDS];
-
-struct trace {
-	int fd;
-	struct perf_event_mmap_page *pc;
-	size_t rb_size;
-	void *aux;
-	size_t aux_size;
-};
-
-static int trace_open(struct trace *t, pid_t pid, int cpu, uint64_t config,
-		      uint64_t period, int inherit, size_t aux_pages)
-{
-	struct perf_event_attr attr;
-
-	memset(t, 0, sizeof(*t));
-	t->fd = -1;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = dtl_pmu_type();
-	attr.config = config;
-	attr.sample_period = period;
-	attr.disabled = 1;
-	attr.inherit = inherit;
-	t->fd = sys_perf_event_open(&attr, pid, cpu, -1, 0);
-	if (t->fd < 0)
-		return -errno;
-	if (!aux_pages)
-		return 0;
-	t->rb_size = 9 * PAGE;
-	t->pc = mmap(NULL, t->rb_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		     t->fd, 0);
-	if (t->pc == MAP_FAILED)
-		return -errno;
-	t->aux_size = aux_pages * PAGE;
-	t->pc->aux_offset = t->rb_size;
-	t->pc->aux_size = t->aux_size;
-	t->aux = mmap(NULL, t->aux_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      t->fd, t->rb_size);
-	if (t->aux == MAP_FAILED)
-		return -errno;
-	return 0;
-}
-
-static void trace_close(struct trace *t)
-{
-	if (t->aux && t->aux != MAP_FAILED)
-		munmap(t->aux, t->aux_size);
-	if (t->pc && t->pc != MAP_FAILED)
-		munmap(t->pc, t->rb_size);
-	if (t->fd >= 0)
-		close(t->fd);
-}
-
-static size_t trace_take(struct trace *t, struct dtl_entry *out, size_t max)
-{
-	uint64_t head = __atomic_load_n(&t->pc->aux_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = t->pc->aux_tail;
-	size_t n = 0;
-
-	for (; tail < head && n < max; tail += sizeof(*out), n++)
-		memcpy(&out[n], (char *)t->aux + (tail % t->aux_size),
-		       sizeof(*out));
-	__atomic_store_n(&t->pc->aux_tail, tail, __ATOMIC_RELEASE);
-	return n;
-}
 
 static int is_switch(const struct dtl_entry *e)
 {
@@ -240,7 +174,7 @@ static int wait_parked(int ntasks)
  * was switched out (preempted, blocked) exactly nvcsw + nivcsw - @base
  * times and dispatched as often, and no record comes twice.
  */
-static void check_tasks(struct __test_metadata *_metadata, struct trace *t,
+static void check_tasks(struct __test_metadata *_metadata, struct dtl_trace_buf *t,
 			int ncpus, const unsigned long long *base)
 {
 	unsigned long long out[MAX_TASKS] = { 0 }, in[MAX_TASKS] = { 0 };
@@ -248,7 +182,7 @@ static void check_tasks(struct __test_metadata *_metadata, struct trace *t,
 	int c, k;
 
 	for (c = 0; c < ncpus; c++) {
-		size_t m = trace_take(&t[c], recs + n, MAX_RECORDS - n);
+		size_t m = dtl_trace_take(&t[c], recs + n, MAX_RECORDS - n);
 
 		for (i = n; i < n + m; i++) {
 			ASSERT_NE(DTL_KIND_LOST, recs[i].kind)
@@ -303,7 +237,7 @@ TEST(pertask_every_cpu_inherit)
 {
 	int ncpus = dtl_ncpus(), go[2], c, k;
 	unsigned long long base[MAX_TASKS] = { 0 };
-	struct trace t[MAX_CPUS];
+	struct dtl_trace_buf t[MAX_CPUS];
 	struct dtl_sched s;
 	pid_t root;
 
@@ -316,7 +250,7 @@ TEST(pertask_every_cpu_inherit)
 	if (!root)
 		workload(go[0], 400);
 	for (c = 0; c < ncpus; c++)
-		ASSERT_EQ(0, trace_open(&t[c], root, c, DTL_EVENT_TRACE, 0, 1, 128))
+		ASSERT_EQ(0, dtl_trace_open(&t[c], root, c, DTL_EVENT_TRACE, 0, 0, 1, 128))
 			TH_LOG("open cpu %d: %s", c, strerror(errno));
 	ASSERT_EQ(0, dtl_wait_sleeping(root, root));
 	ASSERT_EQ(0, dtl_sched_read(root, root, &s));
@@ -334,7 +268,7 @@ TEST(pertask_every_cpu_inherit)
 	check_tasks(_metadata, t, ncpus, base);
 	release(root);
 	for (c = 0; c < ncpus; c++)
-		trace_close(&t[c]);
+		dtl_trace_close(&t[c]);
 }
 
 /*
@@ -345,7 +279,7 @@ TEST(attach_threads_shared_buffer)
 {
 	int ncpus = dtl_ncpus(), go[2], c, k;
 	unsigned long long base[MAX_TASKS];
-	struct trace t[MAX_CPUS];
+	struct dtl_trace_buf t[MAX_CPUS];
 	int fds[MAX_CPUS][MAX_TASKS];
 	struct dtl_sched s;
 	pid_t root;
@@ -383,8 +317,8 @@ TEST(attach_threads_shared_buffer)
 	for (c = 0; c < ncpus; c++) {
 		for (k = 0; k < 3; k++) {
 			if (!k) {
-				ASSERT_EQ(0, trace_open(&t[c], sh->tid[k], c,
-							DTL_EVENT_TRACE, 0, 0, 128));
+				ASSERT_EQ(0, dtl_trace_open(&t[c], sh->tid[k], c, DTL_EVENT_TRACE,
+							    0, 0, 0, 128));
 				fds[c][k] = t[c].fd;
 				continue;
 			}
@@ -420,7 +354,7 @@ TEST(attach_threads_shared_buffer)
 	for (c = 0; c < ncpus; c++) {
 		for (k = 1; k < 3; k++)
 			close(fds[c][k]);
-		trace_close(&t[c]);
+		dtl_trace_close(&t[c]);
 	}
 }
 
@@ -702,7 +636,7 @@ TEST(two_events_one_buffer)
 	uint64_t block = DTL_EVENT_TRACE | (1ULL << DTL_KIND_BLOCK) << 8;
 	int ncpus = dtl_ncpus(), fds[MAX_CPUS], c, go[2];
 	unsigned long long nblock = 0, ndisp = 0, last_seq;
-	struct trace t[MAX_CPUS];
+	struct dtl_trace_buf t[MAX_CPUS];
 	struct dtl_sched s0, s1, d;
 	size_t n, i;
 	pid_t pid;
@@ -721,7 +655,7 @@ TEST(two_events_one_buffer)
 		_exit(0);
 	}
 	for (c = 0; c < ncpus; c++) {
-		ASSERT_EQ(0, trace_open(&t[c], pid, c, block, 0, 0, 128));
+		ASSERT_EQ(0, dtl_trace_open(&t[c], pid, c, block, 0, 0, 0, 128));
 		fds[c] = sys_perf_event_open(&(struct perf_event_attr){
 				.size = sizeof(struct perf_event_attr),
 				.type = dtl_pmu_type(),
@@ -746,7 +680,7 @@ TEST(two_events_one_buffer)
 	ASSERT_EQ(0, dtl_sched_read(pid, pid, &s1));
 	dtl_sched_sub(&d, &s1, &s0);
 	for (c = 0; c < ncpus; c++) {
-		n = trace_take(&t[c], recs, MAX_RECORDS);
+		n = dtl_trace_take(&t[c], recs, MAX_RECORDS);
 		/* The block event's copy and the other's: count each once. */
 		qsort(recs, n, sizeof(recs[0]), by_seq);
 		last_seq = ~0ULL;
@@ -770,7 +704,7 @@ TEST(two_events_one_buffer)
 	waitpid(pid, NULL, 0);
 	for (c = 0; c < ncpus; c++) {
 		close(fds[c]);
-		trace_close(&t[c]);
+		dtl_trace_close(&t[c]);
 	}
 }
 
@@ -866,10 +800,10 @@ TEST(period_ioctl)
 {
 	int cpu = dtl_last_cpu(), i;
 	uint64_t period = 10000000, head = 0, start;
-	struct trace t;
+	struct dtl_trace_buf t;
 	pid_t pid;
 
-	ASSERT_EQ(0, trace_open(&t, -1, cpu, DTL_EVENT_TRACE, DTL_POLL_MAX_NS, 0, 64));
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, DTL_EVENT_TRACE, 0, DTL_POLL_MAX_NS, 0, 64));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	pid = sleeper(100000, cpu);
 	/* Polled once a second: nothing for a while. */
@@ -895,7 +829,7 @@ TEST(period_ioctl)
 	EXPECT_EQ(EINVAL, errno);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	trace_close(&t);
+	dtl_trace_close(&t);
 }
 
 /* The first record of @cpu's trace in @t that dispatches @tid after @from. */
@@ -917,13 +851,13 @@ TEST(blocked_pid_reuse)
 	int cpu = dtl_last_cpu(), tries;
 	struct dtl_entry *e;
 	pid_t a, b = -1;
-	struct trace t;
+	struct dtl_trace_buf t;
 	size_t n, i = 0;
 	FILE *f;
 
 	/* Children inherit the CPU: a new task's first run is on it. */
 	dtl_pin_to(cpu);
-	ASSERT_EQ(0, trace_open(&t, -1, cpu, DTL_EVENT_TRACE, 1000000, 0, 256));
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, DTL_EVENT_TRACE, 0, 1000000, 0, 256));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	for (tries = 0; tries < 10 && b < 0; tries++) {
 		a = fork();
@@ -950,10 +884,10 @@ TEST(blocked_pid_reuse)
 	}
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
 	if (b < 0) {
-		trace_close(&t);
+		dtl_trace_close(&t);
 		SKIP(return, "could not get a pid reused (ns_last_pid)");
 	}
-	n = trace_take(&t, recs, MAX_RECORDS);
+	n = dtl_trace_take(&t, recs, MAX_RECORDS);
 	/* Skip the first task of that pid: find the second one's start. */
 	for (i = 0; i < n; i++)
 		if (is_switch(&recs[i]) && recs[i].kind == DTL_KIND_EXIT &&
@@ -978,7 +912,7 @@ TEST(blocked_pid_reuse)
 	       (unsigned long long)e->blocked_ns);
 	EXPECT_GE(e->blocked_ns, 25000000ULL);
 	EXPECT_LE(e->blocked_ns, 300000000ULL);
-	trace_close(&t);
+	dtl_trace_close(&t);
 }
 
 struct fifo_hog {
@@ -1016,7 +950,7 @@ TEST(blocked_migrated_waiter)
 	int last = dtl_last_cpu(), i;
 	struct fifo_hog h = { 0 };
 	unsigned long long slept;
-	struct trace t;
+	struct dtl_trace_buf t;
 	struct dtl_entry *e;
 	pthread_t hog;
 	cpu_set_t set;
@@ -1026,7 +960,7 @@ TEST(blocked_migrated_waiter)
 	if (last == 0)
 		SKIP(return, "needs 2 CPUs");
 	dtl_pin_to(0);
-	ASSERT_EQ(0, trace_open(&t, -1, 0, DTL_EVENT_TRACE, 1000000, 0, 256));
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, 0, DTL_EVENT_TRACE, 0, 1000000, 0, 256));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -1056,7 +990,7 @@ TEST(blocked_migrated_waiter)
 	__atomic_store_n(&h.stop, 1, __ATOMIC_SEQ_CST);
 	pthread_join(hog, NULL);
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
-	n = trace_take(&t, recs, MAX_RECORDS);
+	n = dtl_trace_take(&t, recs, MAX_RECORDS);
 	/* Its first dispatch on cpu 0 after the move, which cpu 0 logged. */
 	for (; j < n; j++)
 		if (recs[j].kind == DTL_KIND_MIGRATE &&
@@ -1072,7 +1006,7 @@ TEST(blocked_migrated_waiter)
 	       (unsigned long long)e->wait_ns);
 	EXPECT_GE(slept, 99000000ULL);
 	EXPECT_LE(slept, 125000000ULL);
-	trace_close(&t);
+	dtl_trace_close(&t);
 }
 
 /* Two processes ping-pong @rounds times on @cpu. */
@@ -1111,15 +1045,15 @@ TEST(lost_filtered)
 	int cpu = dtl_last_cpu();
 	unsigned long long lapped = 0, from = 0, kept_lapped = 0;
 	static struct dtl_entry all[MAX_RECORDS];
-	struct trace tf, ta;
+	struct dtl_trace_buf tf, ta;
 	size_t nf, na, i, j;
 	long long entries;
 	pid_t pids[2];
 
 	entries = dtl_read_ll(DTL_MODULE "/parameters/log_entries");
 	ASSERT_GT(entries, 0);
-	ASSERT_EQ(0, trace_open(&tf, -1, cpu, preempt, DTL_POLL_MAX_NS, 0, 256));
-	ASSERT_EQ(0, trace_open(&ta, -1, cpu, DTL_EVENT_TRACE, 200000, 0, 2048));
+	ASSERT_EQ(0, dtl_trace_open(&tf, -1, cpu, preempt, 0, DTL_POLL_MAX_NS, 0, 256));
+	ASSERT_EQ(0, dtl_trace_open(&ta, -1, cpu, DTL_EVENT_TRACE, 0, 200000, 0, 2048));
 	ASSERT_EQ(0, ioctl(ta.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, ioctl(tf.fd, PERF_EVENT_IOC_ENABLE, 0));
 	/* Four logs' worth: it wraps unless switches are 4x slower than here. */
@@ -1128,8 +1062,8 @@ TEST(lost_filtered)
 	waitpid(pids[1], NULL, 0);
 	ASSERT_EQ(0, ioctl(tf.fd, PERF_EVENT_IOC_DISABLE, 0));
 	ASSERT_EQ(0, ioctl(ta.fd, PERF_EVENT_IOC_DISABLE, 0));
-	nf = trace_take(&tf, recs, MAX_RECORDS);
-	na = trace_take(&ta, all, MAX_RECORDS);
+	nf = dtl_trace_take(&tf, recs, MAX_RECORDS);
+	na = dtl_trace_take(&ta, all, MAX_RECORDS);
 	for (i = 0; i < na; i++)
 		ASSERT_NE(DTL_KIND_LOST, all[i].kind)
 			TH_LOG("the unfiltered event lost records");
@@ -1155,8 +1089,8 @@ TEST(lost_filtered)
 	       nf, lapped, kept_lapped);
 	EXPECT_GT(lapped, 0);
 	EXPECT_LT(kept_lapped, lapped);
-	trace_close(&tf);
-	trace_close(&ta);
+	dtl_trace_close(&tf);
+	dtl_trace_close(&ta);
 }
 
 /*

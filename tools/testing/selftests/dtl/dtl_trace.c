@@ -15,80 +15,8 @@
 #include "../kselftest_harness.h"
 #include "dtl_util.h"
 
-#define PAGE		4096UL
-
-/* A trace event with its ring buffer and AUX buffer mapped. */
-struct trace {
-	int fd;
-	struct perf_event_mmap_page *pc;
-	size_t rb_size;
-	void *aux;
-	size_t aux_size;
-};
-
-static int trace_open1(struct trace *t, pid_t pid, int cpu, uint64_t config,
-		       uint64_t config1, uint64_t period, size_t aux_pages)
-{
-	struct perf_event_attr attr;
-
-	memset(t, 0, sizeof(*t));
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = dtl_pmu_type();
-	attr.config = config;
-	attr.config1 = config1;
-	attr.sample_period = period;
-	attr.disabled = 1;
-	t->fd = sys_perf_event_open(&attr, pid, cpu, -1, 0);
-	if (t->fd < 0)
-		return -errno;
-	t->rb_size = 9 * PAGE;
-	t->pc = mmap(NULL, t->rb_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		     t->fd, 0);
-	if (t->pc == MAP_FAILED)
-		return -errno;
-	t->aux_size = aux_pages * PAGE;
-	t->pc->aux_offset = t->rb_size;
-	t->pc->aux_size = t->aux_size;
-	t->aux = mmap(NULL, t->aux_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      t->fd, t->rb_size);
-	if (t->aux == MAP_FAILED)
-		return -errno;
-	return 0;
-}
-
-static int trace_open(struct trace *t, pid_t pid, int cpu, uint64_t config,
-		      uint64_t period, size_t aux_pages)
-{
-	return trace_open1(t, pid, cpu, config, 0, period, aux_pages);
-}
-
-static void trace_close(struct trace *t)
-{
-	if (t->aux && t->aux != MAP_FAILED)
-		munmap(t->aux, t->aux_size);
-	if (t->pc && t->pc != MAP_FAILED)
-		munmap(t->pc, t->rb_size);
-	if (t->fd >= 0)
-		close(t->fd);
-}
-
-/* Take the records between aux_tail and aux_head, and consume them. */
-static size_t trace_take(struct trace *t, struct dtl_entry *out, size_t max)
-{
-	uint64_t head = __atomic_load_n(&t->pc->aux_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = t->pc->aux_tail;
-	size_t n = 0;
-
-	for (; tail < head && n < max; tail += sizeof(*out), n++)
-		memcpy(&out[n], (char *)t->aux + (tail % t->aux_size),
-		       sizeof(*out));
-	__atomic_store_n(&t->pc->aux_tail, tail, __ATOMIC_RELEASE);
-	return n;
-}
-
 /* The OR of the flags of the PERF_RECORD_AUX records in the ring buffer. */
-static uint64_t trace_aux_flags(struct trace *t)
+static uint64_t trace_aux_flags(struct dtl_trace_buf *t)
 {
 	uint64_t head = __atomic_load_n(&t->pc->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = t->pc->data_tail, flags = 0;
@@ -176,15 +104,15 @@ TEST(pingpong_records)
 	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 500 };
 	unsigned int ping = 0, pong = 0, blocks = 0, preempts = 0, i;
 	pid_t me = gettid();
-	struct trace t;
+	struct dtl_trace_buf t;
 	size_t n;
 
-	ASSERT_EQ(0, trace_open(&t, -1, pp.cpu, DTL_EVENT_TRACE, 1000000, 64))
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, DTL_EVENT_TRACE, 0, 1000000, 0, 64))
 		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, pingpong_run(&pp));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
-	n = trace_take(&t, recs, MAX_RECORDS);
+	n = dtl_trace_take(&t, recs, MAX_RECORDS);
 	TH_LOG("%zu records on cpu %d", n, pp.cpu);
 	ASSERT_GT(n, 2 * pp.rounds);
 
@@ -222,7 +150,7 @@ TEST(pingpong_records)
 	/* Each thread leaves the CPU once per round, one way or the other. */
 	EXPECT_GE(blocks + preempts, 2 * pp.rounds - 2);
 	EXPECT_GT(blocks, 0);
-	trace_close(&t);
+	dtl_trace_close(&t);
 }
 
 /*
@@ -235,19 +163,19 @@ TEST(forced_loss)
 {
 	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 500 };
 	uint64_t lost = 0, first, last = 0, next;
-	struct trace t;
+	struct dtl_trace_buf t;
 	size_t n, m, i;
 	unsigned int nlost = 0;
 
-	ASSERT_EQ(0, trace_open(&t, -1, pp.cpu, DTL_EVENT_TRACE, 1000000, 2))
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, DTL_EVENT_TRACE, 0, 1000000, 0, 2))
 		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, pingpong_run(&pp));
-	n = trace_take(&t, recs, MAX_RECORDS);
+	n = dtl_trace_take(&t, recs, MAX_RECORDS);
 	/* Room again: the next drain reports the loss, then stop. */
 	usleep(20000);
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
-	m = trace_take(&t, recs + n, MAX_RECORDS - n);
+	m = dtl_trace_take(&t, recs + n, MAX_RECORDS - n);
 	n += m;
 	ASSERT_GT(n, 1);
 	ASSERT_NE(DTL_KIND_LOST, recs[0].kind);
@@ -277,25 +205,25 @@ TEST(forced_loss)
 	EXPECT_EQ(next - first, (n - nlost) + lost);
 	EXPECT_TRUE(trace_aux_flags(&t) & PERF_AUX_FLAG_PARTIAL);
 	EXPECT_FALSE(trace_aux_flags(&t) & PERF_AUX_FLAG_TRUNCATED);
-	trace_close(&t);
+	dtl_trace_close(&t);
 }
 
 /* Two sessions on the same CPU get the same records. */
 TEST(two_sessions)
 {
 	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 300 };
-	struct trace a, b;
+	struct dtl_trace_buf a, b;
 	size_t na, nb, i, j, same = 0;
 
-	ASSERT_EQ(0, trace_open(&a, -1, pp.cpu, DTL_EVENT_TRACE, 1000000, 64));
-	ASSERT_EQ(0, trace_open(&b, -1, pp.cpu, DTL_EVENT_TRACE, 5000000, 64));
+	ASSERT_EQ(0, dtl_trace_open(&a, -1, pp.cpu, DTL_EVENT_TRACE, 0, 1000000, 0, 64));
+	ASSERT_EQ(0, dtl_trace_open(&b, -1, pp.cpu, DTL_EVENT_TRACE, 0, 5000000, 0, 64));
 	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, pingpong_run(&pp));
 	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0));
 	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_DISABLE, 0));
-	na = trace_take(&a, recs, MAX_RECORDS);
-	nb = trace_take(&b, recs2, MAX_RECORDS);
+	na = dtl_trace_take(&a, recs, MAX_RECORDS);
+	nb = dtl_trace_take(&b, recs2, MAX_RECORDS);
 	ASSERT_GT(na, 2 * pp.rounds);
 	ASSERT_GT(nb, 2 * pp.rounds);
 	/* Match the overlapping sequence range record by record. */
@@ -316,8 +244,8 @@ TEST(two_sessions)
 	}
 	TH_LOG("sessions: %zu and %zu records, %zu in common", na, nb, same);
 	EXPECT_GT(same, 2 * pp.rounds);
-	trace_close(&a);
-	trace_close(&b);
+	dtl_trace_close(&a);
+	dtl_trace_close(&b);
 }
 
 /*
@@ -326,7 +254,7 @@ TEST(two_sessions)
  */
 struct task_trace {
 	struct pingpong pp;
-	struct trace t;
+	struct dtl_trace_buf t;
 	int ready[2], go[2];
 };
 
@@ -355,7 +283,7 @@ TEST(per_task)
 	ASSERT_EQ(0, pipe(tt.pp.from));
 	ASSERT_EQ(0, pthread_create(&th, NULL, traced_pong, &tt));
 	ASSERT_EQ(1, read(tt.ready[0], &c, 1));
-	ASSERT_EQ(0, trace_open(&tt.t, tt.pp.tid, -1, DTL_EVENT_TRACE, 0, 64))
+	ASSERT_EQ(0, dtl_trace_open(&tt.t, tt.pp.tid, -1, DTL_EVENT_TRACE, 0, 0, 0, 64))
 		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(tt.t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(1, write(tt.go[1], "g", 1));
@@ -365,7 +293,7 @@ TEST(per_task)
 		ASSERT_EQ(1, read(tt.pp.from[0], &c, 1));
 	}
 	pthread_join(th, NULL);
-	n = trace_take(&tt.t, recs, MAX_RECORDS);
+	n = dtl_trace_take(&tt.t, recs, MAX_RECORDS);
 	for (i = 0; i < n; i++) {
 		ASSERT_NE(DTL_KIND_LOST, recs[i].kind);
 		if (recs[i].prev_tid == (uint32_t)tt.pp.tid ||
@@ -380,7 +308,7 @@ TEST(per_task)
 	EXPECT_EQ(n, mine);
 	EXPECT_GE(disp, tt.pp.rounds);
 	EXPECT_LE(disp, tt.pp.rounds + 20);
-	trace_close(&tt.t);
+	dtl_trace_close(&tt.t);
 }
 
 static void *spin_main(void *arg)
@@ -402,16 +330,15 @@ TEST(filters)
 {
 	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 300 };
 	uint64_t block = DTL_EVENT_TRACE | (1ULL << DTL_KIND_BLOCK) << 8;
-	struct trace tb, tw;
+	struct dtl_trace_buf tb, tw;
 	size_t nb, nw, i;
 	unsigned int slow = 0;
 	pthread_t hog;
 	int stop = 0;
 
-	ASSERT_EQ(0, trace_open(&tb, -1, pp.cpu, block, 1000000, 64));
+	ASSERT_EQ(0, dtl_trace_open(&tb, -1, pp.cpu, block, 0, 1000000, 0, 64));
 	/* min_wait_us is config1. */
-	ASSERT_EQ(0, trace_open1(&tw, -1, pp.cpu, DTL_EVENT_TRACE, 200, 1000000,
-				 64));
+	ASSERT_EQ(0, dtl_trace_open(&tw, -1, pp.cpu, DTL_EVENT_TRACE, 200, 1000000, 0, 64));
 	ASSERT_EQ(0, ioctl(tb.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, ioctl(tw.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, pthread_create(&hog, NULL, spin_main, &stop));
@@ -421,8 +348,8 @@ TEST(filters)
 	ASSERT_EQ(0, ioctl(tb.fd, PERF_EVENT_IOC_DISABLE, 0));
 	ASSERT_EQ(0, ioctl(tw.fd, PERF_EVENT_IOC_DISABLE, 0));
 
-	nb = trace_take(&tb, recs, MAX_RECORDS);
-	nw = trace_take(&tw, recs2, MAX_RECORDS);
+	nb = dtl_trace_take(&tb, recs, MAX_RECORDS);
+	nw = dtl_trace_take(&tw, recs2, MAX_RECORDS);
 	TH_LOG("block filter: %zu records; min_wait_us=200: %zu records", nb,
 	       nw);
 	ASSERT_GT(nb, 0);
@@ -438,8 +365,8 @@ TEST(filters)
 		slow++;
 	}
 	EXPECT_GT(slow, 0);
-	trace_close(&tb);
-	trace_close(&tw);
+	dtl_trace_close(&tb);
+	dtl_trace_close(&tw);
 }
 
 /* The busy file names the CPU, the use and the owner while it lasts. */
@@ -447,18 +374,18 @@ TEST(busy_file)
 {
 	char buf[4096], want[64];
 	int cpu = dtl_last_cpu();
-	struct trace t;
+	struct dtl_trace_buf t;
 
 	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/busy", buf, sizeof(buf)));
 	snprintf(want, sizeof(want), "cpu%d: idle", cpu);
 	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("busy: %s", buf);
 
-	ASSERT_EQ(0, trace_open(&t, -1, cpu, DTL_EVENT_TRACE, 0, 4));
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, DTL_EVENT_TRACE, 0, 0, 0, 4));
 	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/busy", buf, sizeof(buf)));
 	snprintf(want, sizeof(want), "cpu%d:\n tracing pid=%d since=", cpu,
 		 getpid());
 	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("busy: %s", buf);
-	trace_close(&t);
+	dtl_trace_close(&t);
 
 	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/busy", buf, sizeof(buf)));
 	snprintf(want, sizeof(want), "cpu%d: idle", cpu);
@@ -468,14 +395,14 @@ TEST(busy_file)
 /* Bad AUX setups: a counting event, a buffer under 2 pages. */
 TEST(bad_aux)
 {
-	struct trace t;
+	struct dtl_trace_buf t;
 	__u64 config;
 
 	ASSERT_EQ(0, dtl_event_config("dispatches", &config));
-	EXPECT_EQ(-ENOMEM, trace_open(&t, 0, -1, config, 0, 4));
-	trace_close(&t);
-	EXPECT_EQ(-ENOMEM, trace_open(&t, 0, -1, DTL_EVENT_TRACE, 0, 1));
-	trace_close(&t);
+	EXPECT_EQ(-ENOMEM, dtl_trace_open(&t, 0, -1, config, 0, 0, 0, 4));
+	dtl_trace_close(&t);
+	EXPECT_EQ(-ENOMEM, dtl_trace_open(&t, 0, -1, DTL_EVENT_TRACE, 0, 0, 0, 1));
+	dtl_trace_close(&t);
 	EXPECT_EQ(0, dtl_hook_users());
 }
 

@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <linux/perf_dtl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
@@ -117,6 +119,83 @@ static inline int sw_open(uint64_t config, pid_t pid, int cpu, int group_fd,
 	int fd = sys_perf_event_open(&attr, pid, cpu, group_fd, 0);
 
 	return fd < 0 ? -errno : fd;
+}
+
+/* A trace event with its ring buffer and AUX buffer mapped. */
+struct dtl_trace_buf {
+	int fd;
+	struct perf_event_mmap_page *pc;
+	size_t rb_size;
+	void *aux;
+	size_t aux_size;
+};
+
+/*
+ * Open a trace event (disabled) with attr.config @config, config1 @config1
+ * (min_wait_us), sample period @period (the poll interval, 0: default) and
+ * inherit @inherit, and map a ring buffer and an AUX buffer of @aux_pages
+ * pages (none if 0).  Returns 0 or -errno; dtl_trace_close() in any case.
+ */
+static inline int dtl_trace_open(struct dtl_trace_buf *t, pid_t pid, int cpu,
+				 uint64_t config, uint64_t config1,
+				 uint64_t period, int inherit, size_t aux_pages)
+{
+	struct perf_event_attr attr;
+	long page = sysconf(_SC_PAGESIZE);
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = dtl_pmu_type();
+	attr.config = config;
+	attr.config1 = config1;
+	attr.sample_period = period;
+	attr.disabled = 1;
+	attr.inherit = inherit;
+	t->fd = sys_perf_event_open(&attr, pid, cpu, -1, 0);
+	if (t->fd < 0)
+		return -errno;
+	if (!aux_pages)
+		return 0;
+	t->rb_size = 9 * page;
+	t->pc = mmap(NULL, t->rb_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     t->fd, 0);
+	if (t->pc == MAP_FAILED)
+		return -errno;
+	t->aux_size = aux_pages * page;
+	t->pc->aux_offset = t->rb_size;
+	t->pc->aux_size = t->aux_size;
+	t->aux = mmap(NULL, t->aux_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      t->fd, t->rb_size);
+	if (t->aux == MAP_FAILED)
+		return -errno;
+	return 0;
+}
+
+static inline void dtl_trace_close(struct dtl_trace_buf *t)
+{
+	if (t->aux && t->aux != MAP_FAILED)
+		munmap(t->aux, t->aux_size);
+	if (t->pc && t->pc != MAP_FAILED)
+		munmap(t->pc, t->rb_size);
+	if (t->fd >= 0)
+		close(t->fd);
+}
+
+/* Take the records between aux_tail and aux_head, and consume them. */
+static inline size_t dtl_trace_take(struct dtl_trace_buf *t,
+				    struct dtl_entry *out, size_t max)
+{
+	uint64_t head = __atomic_load_n(&t->pc->aux_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = t->pc->aux_tail;
+	size_t n = 0;
+
+	for (; tail < head && n < max; tail += sizeof(*out), n++)
+		memcpy(&out[n], (char *)t->aux + (tail % t->aux_size),
+		       sizeof(*out));
+	__atomic_store_n(&t->pc->aux_tail, tail, __ATOMIC_RELEASE);
+	return n;
 }
 
 /* The count of an event opened by dtl_open() or sw_open(), or -1. */
