@@ -5,6 +5,8 @@
  * scheduler hook (the driver's debugfs count of its users).
  */
 #define _GNU_SOURCE
+#include <sys/ioctl.h>
+
 #include "../kselftest_harness.h"
 #include "dtl_util.h"
 
@@ -218,7 +220,9 @@ TEST(offline_cpu)
 
 /*
  * exclude_kernel on a counter of a user task is accepted (perf sets it for
- * users at perf_event_paranoid 2): the count is the same.
+ * users at perf_event_paranoid 2): the count is the same.  The two are a
+ * group, enabled and disabled together: the open of the second one may
+ * block, which the first one would count alone.
  */
 TEST(exclude_kernel_user_task)
 {
@@ -229,13 +233,17 @@ TEST(exclude_kernel_user_task)
 	dtl_attr(&attr, "dispatches");
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	attr.disabled = 1;
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	ASSERT_GE(fd, 0);
 	attr.exclude_kernel = 1;
-	fdu = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	attr.disabled = 0;
+	fdu = sys_perf_event_open(&attr, 0, -1, fd, 0);
 	ASSERT_GE(fdu, 0) TH_LOG("exclude_kernel refused: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
 	for (i = 0; i < 20; i++)
 		usleep(1000);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
 	a = dtl_count(fd);
 	b = dtl_count(fdu);
 	/* Most 1 ms sleeps block (all of them on an idle host). */
