@@ -88,7 +88,15 @@ out_count:
 	return ret;
 }
 
-TEST(load_use_unload)
+/*
+ * 100 cycles, each with an RCU grace period or two: more than the default
+ * 30 s on a debug kernel under TCG.
+ */
+FIXTURE(cycle) {};
+FIXTURE_SETUP(cycle) {}
+FIXTURE_TEARDOWN(cycle) {}
+
+TEST_F_TIMEOUT(cycle, load_use_unload, 600)
 {
 	const char *env = getenv("DTL_CYCLES");
 	int cycles = env ? atoi(env) : 100;
@@ -118,7 +126,7 @@ TEST(load_use_unload)
 }
 
 /* Run after the cycles: does kmemleak blame dtl for anything? */
-TEST(kmemleak_clean)
+TEST_F(cycle, kmemleak_clean)
 {
 	static char report[1 << 20];
 	ssize_t n, len = 0;

@@ -114,7 +114,8 @@ TEST(pingpong_records)
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
 	n = dtl_trace_take(&t, recs, MAX_RECORDS);
 	TH_LOG("%zu records on cpu %d", n, pp.cpu);
-	ASSERT_GT(n, 2 * pp.rounds);
+	/* Two switches a round at least, and maybe nothing else. */
+	ASSERT_GE(n, 2 * pp.rounds);
 
 	for (i = 0; i < n; i++) {
 		struct dtl_entry *e = &recs[i];
