@@ -58,6 +58,7 @@ struct dtl_queue {
 	unsigned int		queue_nr;
 	struct auxtrace_buffer	*buffer;
 	size_t			pos;		/* next record in @buffer */
+	bool			consumed;	/* @buffer is done: go on after it */
 	bool			on_heap;
 	unsigned int		trailing;	/* buffers with a partial record */
 	struct dtl_decoder	dec;
@@ -149,11 +150,9 @@ static struct dtl_queue *dtl_alloc_queue(struct dtl *dtl, unsigned int nr)
 
 /*
  * The next record of @dq, loading buffers as needed; false when the queue
- * has no more data for now.
- */
-/*
- * The next record of @dq, loading buffers as needed; false when the queue
  * has no more data for now.  Corrupt records are reported and skipped.
+ * A queue that ran dry keeps its last buffer, to go on after it when more
+ * data comes (in pipe mode the data of a buffer can be read only once).
  */
 static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 {
@@ -162,11 +161,15 @@ static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 	int ret;
 
 	while (1) {
-		if (!dq->buffer) {
-			dq->buffer = auxtrace_buffer__next(queue, NULL);
-			dq->pos = 0;
-			if (!dq->buffer)
+		if (!dq->buffer || dq->consumed) {
+			struct auxtrace_buffer *next;
+
+			next = auxtrace_buffer__next(queue, dq->buffer);
+			if (!next)
 				return false;
+			dq->buffer = next;
+			dq->pos = 0;
+			dq->consumed = false;
 		}
 		if (!dq->buffer->data &&
 		    !auxtrace_buffer__get_data(dq->buffer, fd)) {
@@ -186,10 +189,7 @@ static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 			pr_warning("dtl: cpu %d: AUX data of %zu bytes is not a whole number of %d-byte records\n",
 				   dq->dec.cpu, dq->buffer->size, DTL_ENTRY_SIZE);
 		auxtrace_buffer__drop_data(dq->buffer);
-		dq->buffer = auxtrace_buffer__next(queue, dq->buffer);
-		dq->pos = 0;
-		if (!dq->buffer)
-			return false;
+		dq->consumed = true;
 	}
 }
 
