@@ -13,6 +13,8 @@
 #include <linux/hrtimer.h>
 #include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/pid.h>
 #include <linux/uidgid.h>
 #include <linux/sched.h>
@@ -178,6 +180,39 @@ static inline u64 dtl_log_resume(u64 cursor, u64 head, u64 nr_entries,
 	return cursor;
 }
 
+/*
+ * Interrupts-off time.  A drain runs with interrupts disabled.  A timer
+ * pass reads for at most DTL_DRAIN_BUDGET_NS and DTL_DRAIN_MAX_RECORDS
+ * records, whatever the number of sessions, checking the clock every
+ * DTL_DRAIN_CHECK records, and leaves the rest to a pass
+ * DTL_DRAIN_RESUME_NS later.  The drain of an event
+ * that stops must read all that is left -- perf reads the buffer right
+ * after -- so the timer polls often enough that each pass finds about
+ * DTL_DRAIN_BATCH records: that is what a stop finds.
+ */
+#define DTL_DRAIN_BUDGET_NS	5000ULL
+#define DTL_DRAIN_MAX_RECORDS	512
+#define DTL_DRAIN_CHECK		4
+#define DTL_DRAIN_RESUME_NS	50000ULL
+#define DTL_DRAIN_BATCH		64
+
+/*
+ * When to poll next, after a pass found @found records written in
+ * @elapsed ns: in @period_ns, or as soon as the log will have
+ * DTL_DRAIN_BATCH records again at the same rate, but not sooner than
+ * DTL_DRAIN_RESUME_NS.
+ */
+static inline u64 dtl_drain_interval(u64 elapsed, u64 found, u64 period_ns)
+{
+	u64 next;
+
+	if (found <= DTL_DRAIN_BATCH)
+		return period_ns;
+	/* elapsed is at most DTL_POLL_MAX_NS: no overflow. */
+	next = div64_u64(min(elapsed, DTL_POLL_MAX_NS) * DTL_DRAIN_BATCH, found);
+	return clamp(next, min(DTL_DRAIN_RESUME_NS, period_ns), period_ns);
+}
+
 /* Saturating conversion of a run's steal time to the record's field. */
 static inline u32 dtl_steal_field(u64 steal_ns, u8 *flags)
 {
@@ -254,6 +289,30 @@ static inline bool dtl_pv_stolen_read(const struct dtl_pv_stolen_time *st,
 }
 
 /*
+ * The kernel's own steal record of a CPU, where it is a per-CPU variable
+ * (x86 KVM steal_time), sits at the same offset from each CPU's per-CPU
+ * area.  A record found at @rec on a CPU whose area starts at @pcpu_base
+ * is believed if its offset is the one the first CPU with a record had.
+ */
+struct dtl_steal_pcpu {
+	bool		known;
+	unsigned long	off;
+};
+
+static inline bool dtl_steal_pcpu_ok(struct dtl_steal_pcpu *p,
+				     unsigned long rec,
+				     unsigned long pcpu_base)
+{
+	unsigned long off = rec - pcpu_base;
+
+	if (!p->known) {
+		p->known = true;
+		p->off = off;
+	}
+	return off == p->off;
+}
+
+/*
  * Steal during a run, from two readings of a steal clock.  A record that
  * was registered again (a vCPU hot-plugged, a guest migrated) may restart
  * lower: that run's steal is not known, count none.
@@ -264,27 +323,29 @@ static inline u64 dtl_steal_delta(u64 start, u64 now)
 }
 
 /*
- * The block-time table: a lossy, lock-free map from a sleeping task's pid
- * to the time it blocked.  A slot is owned by whoever moves its sequence
- * from even to odd; readers retry nothing, they accept "unknown".
+ * The block-time table: a lossy, lock-free map from a task's pid to how it
+ * last left a CPU.  A slot is owned by whoever moves its sequence from even
+ * to odd; readers retry nothing, they accept "unknown".
  */
 struct dtl_block_slot {
 	unsigned long	seq;
 	u32		pid;
+	bool		blocked;	/* it blocked; else it was preempted */
 	u64		start;		/* the task's start_time: pids are reused */
-	u64		time;		/* when it blocked; 0: it was preempted */
+	u64		time;		/* when it left the CPU */
 	u64		run_delay;	/* its sched_info.run_delay then */
 };
 
 /* What dtl knows of a task's last switch-out, from its block-time slot. */
 struct dtl_block_info {
-	u64	time;		/* when it blocked; 0: it was preempted */
+	u64	time;		/* when it left the CPU */
 	u64	run_delay;	/* its sched_info.run_delay then */
+	bool	blocked;	/* it blocked; else it was preempted */
 };
 
 /*
  * How long did a task dispatched at @now sleep before the wakeup that
- * queued it?  @last left the CPU (@last.time: blocked then; 0: preempted);
+ * queued it?  @last left the CPU at @last.time, blocked or preempted;
  * since then the task waited @run_delay - @last.run_delay on run queues it
  * was moved away from (the scheduler adds a queued task's wait to
  * run_delay when it migrates) and @now - @queued on this one.  What is
@@ -296,7 +357,7 @@ static inline bool dtl_blocked_ns(const struct dtl_block_info *last,
 {
 	u64 waited;
 
-	if (!last->time) {
+	if (!last->blocked) {
 		*ns = 0;
 		return true;
 	}
@@ -308,6 +369,30 @@ static inline bool dtl_blocked_ns(const struct dtl_block_info *last,
 		return false;
 	*ns = now - last->time - waited;
 	return true;
+}
+
+/*
+ * The whole wait of a task dispatched at @now after @last left a CPU.
+ * Preempted, it was runnable from then on, on whichever run queues.  Woken
+ * after a block, it waited on the run queues it was moved away from
+ * (@run_delay - @last.run_delay: the scheduler adds a queued task's wait to
+ * run_delay when it migrates) and @wait on this one.  @wait alone if the
+ * clocks disagree.
+ *
+ * For a preempted task this is also right where the scheduler's enqueue
+ * stamp is not: a task preempted after it set a sleeping state is not
+ * stamped (sched_info_depart() stamps running tasks only), and one whose
+ * preemption skipped the clock update is stamped with the clock of the
+ * wakeup that preempted it.
+ */
+static inline u64 dtl_waited_ns(const struct dtl_block_info *last,
+				u64 run_delay, u64 wait, u64 now)
+{
+	if (!last->blocked)
+		return now >= last->time ? now - last->time : wait;
+	if (run_delay < last->run_delay)
+		return wait;
+	return wait + (run_delay - last->run_delay);
 }
 
 #define DTL_BLOCK_BITS		13
@@ -332,6 +417,7 @@ static inline u64 dtl_ctx_cookie(const struct perf_event_context *ctx)
 /* Interface between the files of the driver. */
 struct dtl_cpu;
 struct dtl_trace;
+struct dentry;
 
 /* Who uses the PMU, one per event, for the "busy" file. */
 struct dtl_user {
@@ -368,6 +454,7 @@ void dtl_trace_fini(struct perf_event *event);
 void dtl_trace_start(struct perf_event *event);
 int dtl_trace_check_period(struct perf_event *event, u64 value);
 void dtl_trace_stop(struct perf_event *event);
+void dtl_trace_debugfs(struct dentry *dir);
 void *dtl_setup_aux(struct perf_event *event, void **pages, int nr_pages,
 		    bool overwrite);
 void dtl_free_aux(void *aux);
@@ -377,14 +464,23 @@ void dtl_trace_module_exit(void);
 /* Per-CPU state, written by that CPU's sched_switch probe. */
 /*
  * dtl's per-task context object (perf's task_ctx_data for the dtl PMU).
- * @cookie names the inherited family of the context: contexts perf finds
- * equivalent, and swaps instead of switching, have the same cookie.  It
- * changes with the context's generation, which perf bumps whenever events
- * are added or removed, and a clone carries its parent's.
+ * @cookie names the inherited family of the context, as of its last full
+ * switch-in or swap: contexts perf finds equivalent, and swaps instead of
+ * switching, are of one family.  perf bumps the generation whenever events
+ * are added or removed, without a switch-in, so between two the cookie may
+ * be stale: it is a record for diagnostics, never a check.
  */
 struct dtl_task_ctx {
 	u64	cookie;
 	u64	last_full;	/* dc->switches when last switched in full */
+};
+
+/* How long drains kept interrupts off, for debugfs. */
+struct dtl_drain_stat {
+	unsigned long		count;
+	unsigned long		cut;		/* out of budget */
+	u32			max_ns;
+	u32			max_records;
 };
 
 struct dtl_cpu {
@@ -399,8 +495,11 @@ struct dtl_cpu {
 	u64			run_wait;
 	u64			run_start;
 	u64			run_steal_start;
-	/* The hypervisor's steal record of this CPU, if dtl found one. */
-	phys_addr_t		steal_pa;
+	/*
+	 * The hypervisor's steal record of this CPU, if dtl found one: set
+	 * and cleared by the CPU hotplug callbacks on this CPU with
+	 * interrupts off, read by the probe and the counters on this CPU.
+	 */
 	void			*steal_rec;
 	u64			steal_last;
 	/* The dispatch log, while a trace event exists. */
@@ -419,6 +518,19 @@ struct dtl_cpu {
 	const void		*aux_rb;
 	unsigned long		aux_gen;
 	u64			aux_rb_last;
+	/*
+	 * The CPU-wide trace events started on this CPU, and the timer
+	 * that drains them all; both used only on this CPU with interrupts
+	 * disabled.  @drain_head and @drain_time: the log's head and the
+	 * time at the last pass.
+	 */
+	struct list_head	readers;
+	struct hrtimer		drain_timer;
+	u64			drain_head;
+	u64			drain_time;
+	/* Diagnostics (debugfs "drain"): timer passes and stop drains. */
+	struct dtl_drain_stat	pass_stat;
+	struct dtl_drain_stat	stop_stat;
 };
 
 DECLARE_PER_CPU(struct dtl_cpu, dtl_cpus);

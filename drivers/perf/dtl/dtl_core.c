@@ -38,12 +38,14 @@
 #define pr_fmt(fmt) "dtl: " fmt
 
 #include <linux/atomic.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/hash.h>
 #include <linux/kernel_stat.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/pid_namespace.h>
 #include <linux/seq_buf.h>
@@ -60,16 +62,37 @@
 
 #include "dtl.h"
 
-#if defined(CONFIG_X86) || defined(CONFIG_ARM64)
+/*
+ * Steal sources.  Built into the kernel, dtl reads the kernel's paravirt
+ * steal clock (paravirt_steal_clock(): KVM, Xen, Hyper-V, VMware, arm64
+ * PV time), which found the hypervisor's records itself and follows CPU
+ * hotplug.  A module cannot call it (pv_steal_clock is not exported): the
+ * arch glue finds each CPU's record when the CPU comes online, and dtl
+ * drops it when the CPU goes offline.  Where there is neither, the
+ * kernel's per-CPU steal accounting.
+ */
+#if IS_BUILTIN(CONFIG_PERF_DTL) && defined(CONFIG_PARAVIRT)
+#include <asm/paravirt.h>
+#define DTL_PARAVIRT_STEAL	1
+#elif defined(CONFIG_X86) || defined(CONFIG_ARM64)
 #include <asm/dtl_steal.h>
-#else
-/* No hypervisor steal record known here: the kernel's steal accounting. */
+#endif
+
+#ifndef DTL_ARCH_STEAL_NAME
 #define DTL_ARCH_STEAL_NAME	NULL
-static inline phys_addr_t dtl_arch_steal_locate(void) { return 0; }
-static inline void *dtl_arch_steal_map(phys_addr_t pa) { return NULL; }
-static inline void dtl_arch_steal_unmap(void *rec) { }
+static inline void *dtl_arch_steal_find(void) { return NULL; }
+static inline void dtl_arch_steal_release(void *rec) { }
 static inline bool dtl_arch_steal_read(const void *rec, u64 *ns) { return false; }
 #endif
+
+static inline bool dtl_paravirt_steal(void)
+{
+#ifdef DTL_PARAVIRT_STEAL
+	return static_key_false(&paravirt_steal_enabled);
+#else
+	return false;
+#endif
+}
 
 #define DTL_PMU_NAME		"dtl"
 #define DTL_IDENTIFIER		"dtl-1"
@@ -105,17 +128,23 @@ static struct dentry *dtl_debugfs;
 static struct kmem_cache *dtl_task_ctx_cache;
 
 /*
- * This CPU's steal clock, in ns: the hypervisor's record if dtl found one
- * (to the ns, at every switch), else the kernel's steal accounting (fed by
- * a paravirt steal clock at each tick, and 0 without one).  A record read
- * that keeps failing repeats the last good value.
+ * This CPU's steal clock, in ns: the kernel's paravirt steal clock, or the
+ * hypervisor's record if dtl found one (both to the ns, at every switch),
+ * else the kernel's steal accounting (fed by a paravirt steal clock at each
+ * tick, and 0 without one).  A record read that keeps failing repeats the
+ * last good value.  Interrupts are off.
  */
 static inline u64 dtl_steal_now(struct dtl_cpu *dc)
 {
+	void *rec = READ_ONCE(dc->steal_rec);
 	u64 ns;
 
-	if (dc->steal_rec) {
-		if (dtl_arch_steal_read(dc->steal_rec, &ns))
+#ifdef DTL_PARAVIRT_STEAL
+	if (dtl_paravirt_steal())
+		return paravirt_steal_clock(smp_processor_id());
+#endif
+	if (rec) {
+		if (dtl_arch_steal_read(rec, &ns))
 			dc->steal_last = ns;
 		return dc->steal_last;
 	}
@@ -301,16 +330,24 @@ static void dtl_task_ctx_add(struct perf_event *event)
  * inherited family since its counts are summed anyway.  O(1): the
  * per-task objects stay with their tasks, and the switch is counted.
  * Called with both contexts locked, interrupts disabled.
+ *
+ * perf proved the equivalence under both locks; the cookies, taken at the
+ * last full switch-in, may be stale by now (an event closed since, or
+ * removed at exec, bumps the generation without a switch-in): they are
+ * refreshed here, never checked.
  */
 static void dtl_swap_task_ctx(struct perf_event_pmu_context *prev_epc,
 			      struct perf_event_pmu_context *next_epc)
 {
-	struct dtl_task_ctx *prev = prev_epc->task_ctx_data;
-	struct dtl_task_ctx *next = next_epc->task_ctx_data;
+	struct dtl_task_ctx *prev, *next;
 
-	WARN_ON_ONCE(prev && next && prev->cookie && next->cookie &&
-		     prev->cookie != next->cookie);
 	swap(prev_epc->task_ctx_data, next_epc->task_ctx_data);
+	prev = prev_epc->task_ctx_data;
+	next = next_epc->task_ctx_data;
+	if (prev)
+		prev->cookie = dtl_ctx_cookie(prev_epc->ctx);
+	if (next)
+		next->cookie = dtl_ctx_cookie(next_epc->ctx);
 	this_cpu_inc(dtl_cpus.ctx_fast);
 }
 
@@ -819,10 +856,13 @@ static ssize_t steal_source_show(struct device *dev,
 
 	for_each_online_cpu(cpu) {
 		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+		const char *src = "kernel (no hypervisor steal record found)";
 
-		len += sysfs_emit_at(buf, len, "cpu%d: %s\n", cpu,
-				     dc->steal_rec ? DTL_ARCH_STEAL_NAME :
-				     "kernel (no hypervisor steal record found)");
+		if (dtl_paravirt_steal())
+			src = "paravirt";
+		else if (READ_ONCE(dc->steal_rec))
+			src = DTL_ARCH_STEAL_NAME;
+		len += sysfs_emit_at(buf, len, "cpu%d: %s\n", cpu, src);
 	}
 	return len;
 }
@@ -879,36 +919,85 @@ static int dtl_switches_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(dtl_switches);
 
-/* An IPI callback at module load: where is this CPU's steal record? */
-static void dtl_steal_locate(void *info)
+/*
+ * CPU hotplug, on @cpu itself: find its steal record as it comes online
+ * (after the kernel registered it), and drop it as it goes offline.  The
+ * callbacks are serialised by the hotplug lock, which also guards
+ * dtl_steal_pcpu.
+ */
+static enum cpuhp_state dtl_steal_cpuhp;
+#ifdef DTL_ARCH_STEAL_PERCPU
+static struct dtl_steal_pcpu dtl_steal_pcpu;
+#endif
+
+static int dtl_steal_cpu_online(unsigned int cpu)
 {
-	this_cpu_ptr(&dtl_cpus)->steal_pa = dtl_arch_steal_locate();
+	struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+	unsigned long flags;
+	void *rec;
+	u64 ns;
+
+	rec = dtl_arch_steal_find();
+	if (!rec)
+		return 0;
+#ifdef DTL_ARCH_STEAL_PERCPU
+	if (!dtl_steal_pcpu_ok(&dtl_steal_pcpu, (unsigned long)rec,
+			       per_cpu_offset(cpu))) {
+		pr_warn("cpu%u: the steal record is not the kernel's per-CPU one, not used\n",
+			cpu);
+		dtl_arch_steal_release(rec);
+		return 0;
+	}
+#endif
+	if (!dtl_arch_steal_read(rec, &ns)) {
+		dtl_arch_steal_release(rec);
+		return 0;
+	}
+	/* The probe and the counters use these on this CPU, interrupts off. */
+	local_irq_save(flags);
+	dc->steal_last = ns;
+	WRITE_ONCE(dc->steal_rec, rec);
+	/* The run in progress is charged from the new clock on. */
+	dc->run_steal_start = ns;
+	local_irq_restore(flags);
+	return 0;
 }
 
-static void dtl_steal_init(void)
+static int dtl_steal_cpu_offline(unsigned int cpu)
 {
-	int cpu;
+	struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+	unsigned long flags;
+	void *rec;
 
-	on_each_cpu(dtl_steal_locate, NULL, 1);
-	for_each_online_cpu(cpu) {
-		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+	local_irq_save(flags);
+	rec = dc->steal_rec;
+	WRITE_ONCE(dc->steal_rec, NULL);
+	dc->run_steal_start = dtl_steal_now(dc);
+	local_irq_restore(flags);
+	if (rec)
+		dtl_arch_steal_release(rec);
+	return 0;
+}
 
-		if (dc->steal_pa)
-			dc->steal_rec = dtl_arch_steal_map(dc->steal_pa);
-	}
+static int dtl_steal_init(void)
+{
+	int ret;
+
+	if (dtl_paravirt_steal())
+		return 0;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/dtl:steal",
+				dtl_steal_cpu_online, dtl_steal_cpu_offline);
+	if (ret < 0)
+		return ret;
+	dtl_steal_cpuhp = ret;
+	return 0;
 }
 
 static void dtl_steal_exit(void)
 {
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
-
-		if (dc->steal_rec)
-			dtl_arch_steal_unmap(dc->steal_rec);
-		dc->steal_rec = NULL;
-	}
+	if (dtl_steal_cpuhp)
+		cpuhp_remove_state(dtl_steal_cpuhp);
+	dtl_steal_cpuhp = 0;
 }
 
 static void dtl_find_tracepoint(struct tracepoint *tp, void *priv)
@@ -931,11 +1020,16 @@ static int __init dtl_init(void)
 	if (ret)
 		return ret;
 
-	dtl_steal_init();
+	ret = dtl_steal_init();
+	if (ret) {
+		dtl_trace_module_exit();
+		return ret;
+	}
 
 	dtl_task_ctx_cache = KMEM_CACHE(dtl_task_ctx, 0);
 	if (!dtl_task_ctx_cache) {
 		dtl_steal_exit();
+		dtl_trace_module_exit();
 		return -ENOMEM;
 	}
 	dtl_pmu.task_ctx_cache = dtl_task_ctx_cache;
@@ -945,6 +1039,7 @@ static int __init dtl_init(void)
 		pr_err("failed to register the %s PMU: %d\n", DTL_PMU_NAME, ret);
 		kmem_cache_destroy(dtl_task_ctx_cache);
 		dtl_steal_exit();
+		dtl_trace_module_exit();
 		return ret;
 	}
 
@@ -956,6 +1051,7 @@ static int __init dtl_init(void)
 	debugfs_create_ulong("hook_arms", 0444, dtl_debugfs, &dtl_hook_arms);
 	debugfs_create_file("switches", 0444, dtl_debugfs, NULL,
 			    &dtl_switches_fops);
+	dtl_trace_debugfs(dtl_debugfs);
 	return 0;
 }
 

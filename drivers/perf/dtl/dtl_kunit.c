@@ -220,7 +220,9 @@ static void dtl_test_filter(struct kunit *test)
  */
 static void dtl_test_blocked(struct kunit *test)
 {
-	struct dtl_block_info last = { .time = 1000, .run_delay = 50 };
+	struct dtl_block_info last = {
+		.time = 1000, .run_delay = 50, .blocked = true,
+	};
 	u64 ns = 0;
 
 	/* Blocked at 1000, queued at 5000, dispatched at 6000: 4000. */
@@ -230,16 +232,36 @@ static void dtl_test_blocked(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, dtl_blocked_ns(&last, 2050, 5000, 6000, &ns));
 	KUNIT_EXPECT_EQ(test, ns, 2000ULL);
 	/* Preempted: no sleep, known. */
-	last.time = 0;
+	last.blocked = false;
 	KUNIT_EXPECT_TRUE(test, dtl_blocked_ns(&last, 9999, 0, 6000, &ns));
 	KUNIT_EXPECT_EQ(test, ns, 0ULL);
 	/* Unknown: no queue stamp, clocks backwards, waits too long. */
-	last.time = 1000;
+	last.blocked = true;
 	KUNIT_EXPECT_FALSE(test, dtl_blocked_ns(&last, 50, 0, 6000, &ns));
 	KUNIT_EXPECT_FALSE(test, dtl_blocked_ns(&last, 50, 7000, 6000, &ns));
 	KUNIT_EXPECT_FALSE(test, dtl_blocked_ns(&last, 50, 500, 900, &ns));
 	KUNIT_EXPECT_FALSE(test, dtl_blocked_ns(&last, 40, 5000, 6000, &ns));
 	KUNIT_EXPECT_FALSE(test, dtl_blocked_ns(&last, 4550, 5000, 6000, &ns));
+}
+
+static void dtl_test_waited(struct kunit *test)
+{
+	struct dtl_block_info last = {
+		.time = 1000, .run_delay = 50, .blocked = true,
+	};
+
+	/* Woken and queued here only: the wait on this queue. */
+	KUNIT_EXPECT_EQ(test, dtl_waited_ns(&last, 50, 1000, 6000), 1000ULL);
+	/* Queued 2000 on a CPU it was moved away from, then 1000 here. */
+	KUNIT_EXPECT_EQ(test, dtl_waited_ns(&last, 2050, 1000, 6000), 3000ULL);
+	/* run_delay went back: this queue's wait. */
+	KUNIT_EXPECT_EQ(test, dtl_waited_ns(&last, 40, 250, 6000), 250ULL);
+	/* Preempted at 1000: runnable since, whatever the stamps say. */
+	last.blocked = false;
+	KUNIT_EXPECT_EQ(test, dtl_waited_ns(&last, 12450, 250, 13650), 12650ULL);
+	KUNIT_EXPECT_EQ(test, dtl_waited_ns(&last, 50, 0, 6000), 5000ULL);
+	/* ... unless the clocks disagree. */
+	KUNIT_EXPECT_EQ(test, dtl_waited_ns(&last, 50, 250, 900), 250ULL);
 }
 
 static void dtl_test_log_resume(struct kunit *test)
@@ -256,6 +278,27 @@ static void dtl_test_log_resume(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, overrun, 1ULL);
 	KUNIT_EXPECT_EQ(test, dtl_log_resume(0, 1000, 64, &overrun), 936ULL);
 	KUNIT_EXPECT_EQ(test, overrun, 936ULL);
+}
+
+static void dtl_test_drain_interval(struct kunit *test)
+{
+	const u64 ms = 1000000;
+
+	/* Up to a batch in a period: poll again in a period. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_interval(10 * ms, 0, 10 * ms), 10 * ms);
+	KUNIT_EXPECT_EQ(test, dtl_drain_interval(10 * ms, DTL_DRAIN_BATCH,
+						 10 * ms), 10 * ms);
+	/* Four batches in 10 ms: a batch takes 2.5 ms at that rate. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_interval(10 * ms, 4 * DTL_DRAIN_BATCH,
+						 10 * ms), 2500000ULL);
+	/* Never sooner than DTL_DRAIN_RESUME_NS, nor later than the period. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_interval(10 * ms, 1000000, 10 * ms),
+			DTL_DRAIN_RESUME_NS);
+	KUNIT_EXPECT_EQ(test, dtl_drain_interval(DTL_POLL_MAX_NS * 10,
+						 DTL_DRAIN_BATCH + 1,
+						 10 * ms), 10 * ms);
+	/* A period shorter than the resume delay wins. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_interval(ms, 1000000, 20000), 20000ULL);
 }
 
 static void dtl_test_steal_field(struct kunit *test)
@@ -358,6 +401,24 @@ static void dtl_test_pv_stolen(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(st), (size_t)64);
 }
 
+/*
+ * A per-CPU steal record is believed only at the offset the first CPU had:
+ * an address that is not the same per-CPU variable is refused.
+ */
+static void dtl_test_steal_pcpu(struct kunit *test)
+{
+	struct dtl_steal_pcpu p = {};
+
+	KUNIT_EXPECT_TRUE(test, dtl_steal_pcpu_ok(&p, 0x10040, 0x10000));
+	KUNIT_EXPECT_TRUE(test, dtl_steal_pcpu_ok(&p, 0x50040, 0x50000));
+	/* Another offset in the same CPU's area, or another CPU's record. */
+	KUNIT_EXPECT_FALSE(test, dtl_steal_pcpu_ok(&p, 0x90080, 0x90000));
+	KUNIT_EXPECT_FALSE(test, dtl_steal_pcpu_ok(&p, 0x10040, 0x90000));
+	/* An area below the record's first CPU: the offset wraps, refused. */
+	KUNIT_EXPECT_FALSE(test, dtl_steal_pcpu_ok(&p, 0x40, 0x90000));
+	KUNIT_EXPECT_TRUE(test, dtl_steal_pcpu_ok(&p, 0x90040, 0x90000));
+}
+
 static void dtl_test_steal_delta(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, dtl_steal_delta(100, 350), 250ULL);
@@ -375,12 +436,15 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_trace_attr),
 	KUNIT_CASE(dtl_test_filter),
 	KUNIT_CASE(dtl_test_blocked),
+	KUNIT_CASE(dtl_test_waited),
 	KUNIT_CASE(dtl_test_log_resume),
+	KUNIT_CASE(dtl_test_drain_interval),
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
 	KUNIT_CASE(dtl_test_ctx_cookie),
 	KUNIT_CASE(dtl_test_kvm_steal),
 	KUNIT_CASE(dtl_test_pv_stolen),
+	KUNIT_CASE(dtl_test_steal_pcpu),
 	KUNIT_CASE(dtl_test_steal_delta),
 	{}
 };

@@ -10,18 +10,21 @@
  * a reader, and the records carry consecutive sequence numbers.
  *
  * Each trace event is a reader with its own cursor, so any number of
- * sessions get the same records.  A CPU-wide event drains its CPU's log
- * from a pinned hrtimer every poll period (the event's sample period) and
- * when it stops.  A per-task event -- whether perf opened it for one CPU
- * or for any, as "perf record -- cmd" and "perf record --per-thread" do --
- * reads a window of the log: from the dispatch of its task (the last
- * switch record when perf schedules it in) to the switch-out that
- * schedules it out, when it drains.  Both run on the log's CPU with
- * interrupts disabled, so the log needs no lock.  Records a reader cannot
- * keep -- its AUX buffer is full or gone -- are counted and reported in a
- * LOST record as soon as there is room again, with the records the
- * producer overwrote before the reader came (which the filter never saw),
- * and the AUX record that has the gap is flagged PERF_AUX_FLAG_PARTIAL.
+ * sessions get the same records.  The CPU-wide events started on a CPU
+ * are drained by one pinned hrtimer of that CPU, at least every poll
+ * period (the event's sample period; sooner when the log fills fast),
+ * and each when it stops.  A timer pass is bounded in time for all the
+ * events together (see DTL_DRAIN_BUDGET_NS).  A per-task event --
+ * whether perf opened it for one CPU or for any, as "perf record -- cmd"
+ * and "perf record --per-thread" do -- reads a window of the log: from
+ * the dispatch of its task (the last switch record when perf schedules
+ * it in) to the switch-out that schedules it out, when it drains.  Both
+ * run on the log's CPU with interrupts disabled, so the log needs no
+ * lock.  Records a reader cannot keep -- its AUX buffer is full or gone --
+ * are counted and reported in a LOST record as soon as there is room
+ * again, with the records the producer overwrote before the reader came
+ * (which the filter never saw), and the AUX record that has the gap is
+ * flagged PERF_AUX_FLAG_PARTIAL.
  *
  * The hrtimer-to-AUX design follows the powerpc vpa-dtl PMU; the AUX
  * bookkeeping follows drivers/perf/arm_spe_pmu.c.
@@ -29,6 +32,9 @@
 
 #define pr_fmt(fmt) "dtl: " fmt
 
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/debugfs.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -36,6 +42,7 @@
 #include <linux/mutex.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
+#include <linux/seq_file.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
@@ -69,6 +76,7 @@ struct dtl_trace {
 	u64			cursor;		/* next record to read */
 	u64			lost;		/* kept, not delivered: unreported */
 	u64			lapped;		/* overwritten unread: unreported */
+	u64			last_time;	/* of the last record delivered */
 	/* Per-task events: the task on the CPU in the window being read. */
 	u32			running;
 	/* The reader's pid namespace: records name tasks as it sees them. */
@@ -76,21 +84,28 @@ struct dtl_trace {
 	/* Per-task events: do not deliver a record twice on @last_cpu. */
 	int			last_cpu;
 	u64			last_head;
-	struct hrtimer		timer;		/* CPU-wide events */
+	/* CPU-wide events: on dtl_cpu::readers while started. */
+	struct list_head	node;
 	struct perf_output_handle handle;
 };
 
 /*
  * The logs, the block-time table and the sched_migrate_task probe exist
  * while dtl_trace_users is not 0; its 0 <-> 1 transitions are serialised
- * by dtl_trace_lock.
+ * by dtl_trace_lock.  The logs themselves are allocated and freed under
+ * dtl_logs_lock, which the CPU hotplug callback takes with the hotplug
+ * lock held: the order is dtl_trace_lock, then cpu_hotplug_lock (also
+ * taken by tracepoint registration), then dtl_logs_lock.
  */
 static DEFINE_MUTEX(dtl_trace_lock);
+static DEFINE_MUTEX(dtl_logs_lock);
+static bool dtl_logs_wanted;		/* under dtl_logs_lock */
 static atomic_t dtl_trace_users = ATOMIC_INIT(0);
 /* Bumped whenever an AUX buffer is freed: its address may come back. */
 static atomic_long_t dtl_aux_gen = ATOMIC_LONG_INIT(0);
 static struct dtl_block_slot *dtl_block_table;
 static struct tracepoint *dtl_tp_migrate;
+static enum cpuhp_state dtl_cpuhp_state;
 
 static inline struct dtl_trace *dtl_trace_of(struct perf_event *event)
 {
@@ -123,7 +138,8 @@ static void dtl_block_store(struct dtl_block_slot *tab, struct task_struct *p,
 		return;
 	WRITE_ONCE(s->pid, pid);
 	WRITE_ONCE(s->start, p->start_time);
-	WRITE_ONCE(s->time, blocked ? time : 0);
+	WRITE_ONCE(s->blocked, blocked);
+	WRITE_ONCE(s->time, time);
 	WRITE_ONCE(s->run_delay, p->sched_info.run_delay);
 	/* Pairs with smp_load_acquire() in dtl_block_load(): data, then seq. */
 	smp_store_release(&s->seq, seq + 2);
@@ -143,6 +159,7 @@ static bool dtl_block_load(struct dtl_block_slot *tab, struct task_struct *p,
 		return false;
 	spid = READ_ONCE(s->pid);
 	start = READ_ONCE(s->start);
+	info->blocked = READ_ONCE(s->blocked);
 	info->time = READ_ONCE(s->time);
 	info->run_delay = READ_ONCE(s->run_delay);
 	/* Read the data before checking that no writer changed it. */
@@ -200,12 +217,22 @@ void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
 	if (kind == DTL_KIND_BLOCK || kind == DTL_KIND_PREEMPT)
 		dtl_block_store(tab, prev, now, kind == DTL_KIND_BLOCK);
 
-	if (!is_idle_task(next) &&
-	    (!dtl_block_load(tab, next, &last) ||
-	     !dtl_blocked_ns(&last, READ_ONCE(next->sched_info.run_delay),
-			     READ_ONCE(next->sched_info.last_queued), now,
-			     &e->blocked_ns)))
-		flags |= DTL_F_BLOCKED_UNKNOWN;
+	/*
+	 * Where dtl saw @next leave a CPU, its wait is the whole time it was
+	 * runnable since, on any run queue (dtl_waited_ns()); else (flagged
+	 * blocked unknown) only the wait on this CPU's queue is known.
+	 */
+	if (!is_idle_task(next)) {
+		u64 run_delay = READ_ONCE(next->sched_info.run_delay);
+
+		if (dtl_block_load(tab, next, &last) &&
+		    dtl_blocked_ns(&last, run_delay,
+				   READ_ONCE(next->sched_info.last_queued), now,
+				   &e->blocked_ns))
+			e->wait_ns = dtl_waited_ns(&last, run_delay, wait, now);
+		else
+			flags |= DTL_F_BLOCKED_UNKNOWN;
+	}
 
 	e->kind = kind;
 	e->flags = flags;
@@ -245,52 +272,95 @@ static void dtl_logs_free(void)
 {
 	int cpu;
 
+	mutex_lock(&dtl_logs_lock);
+	dtl_logs_wanted = false;
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu(dtl_cpus, cpu).log, NULL);
 	/* The probes run with preemption disabled. */
 	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
-		vfree(per_cpu(dtl_cpus, cpu).log_mem);
+		kvfree(per_cpu(dtl_cpus, cpu).log_mem);
 		per_cpu(dtl_cpus, cpu).log_mem = NULL;
 	}
-	vfree(dtl_block_table);
+	kvfree(dtl_block_table);
 	WRITE_ONCE(dtl_block_table, NULL);
+	mutex_unlock(&dtl_logs_lock);
 }
 
-static int dtl_logs_alloc(void)
+/*
+ * Give @cpu its log, if it has none.  Called with dtl_logs_lock and the
+ * CPU hotplug lock held.  Charged to the
+ * memory cgroup of the caller: the first tracer, or (for a CPU that comes
+ * online later) the hotplug thread.
+ */
+static int dtl_log_alloc(unsigned int cpu)
 {
 	size_t bytes = (size_t)dtl_log_entries * sizeof(struct dtl_entry);
-	struct dtl_block_slot *tab;
-	int cpu;
+	struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+	struct dtl_entry *log;
 
-	tab = vzalloc(sizeof(*tab) << DTL_BLOCK_BITS);
-	if (!tab)
+	if (dc->log_mem)
+		return 0;
+	log = kvzalloc_node(bytes, GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
+	if (!log)
 		return -ENOMEM;
-	WRITE_ONCE(dtl_block_table, tab);
-
-	for_each_possible_cpu(cpu) {
-		struct dtl_entry *log = vzalloc_node(bytes, cpu_to_node(cpu));
-
-		if (!log) {
-			dtl_logs_free();
-			return -ENOMEM;
-		}
-		per_cpu(dtl_cpus, cpu).log_mem = log;
-	}
-
+	dc->log_mem = log;
 	/* The probes read the table after seeing a log: publish it first. */
 	smp_wmb();
-	for_each_possible_cpu(cpu) {
-		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
-
-		/* No record is written while the log is unpublished. */
-		dc->base = dc->head;
-		WRITE_ONCE(dc->log, dc->log_mem);
-	}
+	/* No record is written while the log is unpublished: head is still. */
+	dc->base = dc->head;
+	WRITE_ONCE(dc->log, log);
 	return 0;
 }
 
-/* Called in process context, when a trace event is created. */
+/*
+ * The block-time table and a log for every online CPU; a CPU that comes
+ * online later gets its log from dtl_trace_cpu_online().  Called with
+ * dtl_trace_lock held.
+ */
+static int dtl_logs_alloc(void)
+{
+	struct dtl_block_slot *tab;
+	int cpu, ret = 0;
+
+	tab = kvzalloc(sizeof(*tab) << DTL_BLOCK_BITS, GFP_KERNEL_ACCOUNT);
+	if (!tab)
+		return -ENOMEM;
+
+	cpus_read_lock();
+	mutex_lock(&dtl_logs_lock);
+	WRITE_ONCE(dtl_block_table, tab);
+	dtl_logs_wanted = true;
+	for_each_online_cpu(cpu) {
+		ret = dtl_log_alloc(cpu);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&dtl_logs_lock);
+	cpus_read_unlock();
+
+	if (ret)
+		dtl_logs_free();
+	return ret;
+}
+
+/* CPU hotplug: a CPU that comes online while dtl traces gets its log. */
+static int dtl_trace_cpu_online(unsigned int cpu)
+{
+	int ret = 0;
+
+	mutex_lock(&dtl_logs_lock);
+	if (dtl_logs_wanted)
+		ret = dtl_log_alloc(cpu);
+	mutex_unlock(&dtl_logs_lock);
+	return ret;
+}
+
+/*
+ * Called in process context, when a trace event is created.  An inherited
+ * event never is the first (its parent holds a reference), so it takes no
+ * lock here.
+ */
 int dtl_trace_get(void)
 {
 	int ret = 0;
@@ -381,16 +451,26 @@ static void dtl_aux_put(struct dtl_trace *t, struct dtl_aux *aux,
 		e = &ns_e;
 	}
 	memcpy(aux->base + (off & (aux->size - 1)), e, sizeof(*e));
+	t->last_time = max(t->last_time, e->time);
 }
 
 /*
  * Report the records @t lost, all with numbers before @seq, in a LOST
  * record at offset @off of its AUX buffer: those its filter kept and the
  * AUX buffer had no room for, and those the log overwrote unread.
+ *
+ * The LOST record has the time of the record just before @seq, the last
+ * of the range it reports, if the log still has it, else that of record
+ * @seq: a CPU's records then stay in time order, with the LOST record
+ * between the records on either side of the gap.  Never before a record
+ * the event has delivered: a task event's buffer has records of the CPUs
+ * its task ran on before.
  */
 static void dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 			 unsigned long off, u64 seq)
 {
+	const struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	u64 mask = dtl_log_entries - 1;
 	struct dtl_entry lost = {
 		.time	= local_clock(),
 		.seq	= seq,
@@ -400,6 +480,13 @@ static void dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 		.cpu	= smp_processor_id(),
 	};
 
+	if (seq > dc->base && seq <= dc->head &&
+	    dc->head - (seq - 1) <= dtl_log_entries)
+		lost.time = dc->log[(seq - 1) & mask].time;
+	else if (seq >= dc->base && seq < dc->head &&
+		 dc->head - seq <= dtl_log_entries)
+		lost.time = dc->log[seq & mask].time;
+	lost.time = max(lost.time, t->last_time);
 	dtl_aux_put(t, aux, off, &lost);
 	t->lost = 0;
 	t->lapped = 0;
@@ -410,39 +497,70 @@ static inline bool dtl_trace_per_task(const struct dtl_trace *t)
 	return t->event->attach_state & PERF_ATTACH_TASK;
 }
 
+/* What a timer pass may still do with interrupts off. */
+struct dtl_budget {
+	u64	deadline;	/* local_clock() */
+	u32	records;	/* records it may still read */
+	bool	spent;
+};
+
+/*
+ * Take one record from @b, NULL for no bound: false if the budget is
+ * spent.  The clock is read every DTL_DRAIN_CHECK records, from the
+ * pass's DTL_DRAIN_CHECK-th on: however slow the machine, a pass reads
+ * that many, and the drains keep up.
+ */
+static inline bool dtl_budget_take(struct dtl_budget *b)
+{
+	if (!b)
+		return true;
+	if (!b->spent && !b->records)
+		b->spent = true;
+	else if (!b->spent && b->records != DTL_DRAIN_MAX_RECORDS &&
+		 !(b->records & (DTL_DRAIN_CHECK - 1)) &&
+		 local_clock() >= b->deadline)
+		b->spent = true;
+	if (b->spent)
+		return false;
+	b->records--;
+	return true;
+}
+
 /*
  * Copy the records of this CPU's log that @t has not read into its AUX
- * buffer.  Called on the log's CPU with interrupts disabled.
+ * buffer, within the budget @b if there is one.  Called on the log's CPU
+ * with interrupts disabled.  Returns the number of records read.
  */
-static void dtl_trace_drain(struct dtl_trace *t)
+static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
 	struct perf_output_handle *h = &t->handle;
 	struct dtl_entry *log = dc->log;
 	u64 mask = dtl_log_entries - 1;
-	u64 head = dc->head, seq, overrun;
+	u64 head = dc->head, seq, first, overrun;
 	u32 *running = dtl_trace_per_task(t) ? &t->running : NULL;
 	unsigned long room, reserve, used = 0;
 	struct dtl_aux *aux;
 	bool gap = false;
 
 	if (WARN_ON_ONCE(!log))
-		return;
+		return 0;
 
 	seq = dtl_log_resume(t->cursor, head, dtl_log_entries, &overrun);
 	t->lapped += overrun;
-	t->cursor = head;
+	first = seq;
 	if (seq == head && !t->lost && !t->lapped)
-		return;
+		return 0;
 
 	aux = perf_aux_output_begin(h, t->event);
 	if (!aux) {
 		/* No buffer, or it is going away: what we have is lost. */
-		for (; seq < head; seq++)
+		for (; seq < head && dtl_budget_take(b); seq++)
 			if (dtl_filter_match(&t->filter, &log[seq & mask],
 					     running))
 				t->lost++;
-		return;
+		t->cursor = seq;
+		return seq - first;
 	}
 
 	/*
@@ -476,7 +594,7 @@ static void dtl_trace_drain(struct dtl_trace *t)
 		gap = true;
 	}
 
-	for (; seq < head; seq++) {
+	for (; seq < head && dtl_budget_take(b); seq++) {
 		struct dtl_entry *e = &log[seq & mask];
 
 		if (!dtl_filter_match(&t->filter, e, running))
@@ -495,8 +613,9 @@ static void dtl_trace_drain(struct dtl_trace *t)
 		}
 	}
 
+	t->cursor = seq;
 	if ((t->lost || t->lapped) && room - used >= DTL_ENTRY_SIZE) {
-		dtl_put_lost(t, aux, h->head + used, head);
+		dtl_put_lost(t, aux, h->head + used, seq);
 		used += DTL_ENTRY_SIZE;
 	}
 
@@ -509,14 +628,79 @@ static void dtl_trace_drain(struct dtl_trace *t)
 	if (aux->overwrite)
 		h->head += used;
 	perf_aux_output_end(h, used);
+	return seq - first;
 }
 
-static enum hrtimer_restart dtl_trace_timer(struct hrtimer *timer)
+/* Diagnostics: the longest time and most records with interrupts off. */
+static void dtl_drain_account(struct dtl_drain_stat *st, u64 ns, u32 records,
+			      bool cut)
 {
-	struct dtl_trace *t = container_of(timer, struct dtl_trace, timer);
+	st->count++;
+	st->cut += cut;
+	if (ns > st->max_ns)
+		WRITE_ONCE(st->max_ns, min_t(u64, ns, U32_MAX));
+	if (records > st->max_records)
+		WRITE_ONCE(st->max_records, records);
+}
 
-	dtl_trace_drain(t);
-	hrtimer_forward_now(timer, ns_to_ktime(t->period_ns));
+/*
+ * A CPU's drain timer: one pass over the CPU-wide events started there,
+ * all of them within DTL_DRAIN_BUDGET_NS.  Hard interrupt context, also
+ * on PREEMPT_RT: what it does is bounded.
+ */
+static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
+{
+	struct dtl_cpu *dc = container_of(timer, struct dtl_cpu, drain_timer);
+	u64 now = local_clock(), period = DTL_POLL_MAX_NS, next;
+	struct dtl_budget b = {
+		.deadline	= now + DTL_DRAIN_BUDGET_NS,
+		.records	= DTL_DRAIN_MAX_RECORDS,
+	};
+	struct dtl_trace *t, *tmp;
+	struct dtl_trace *resume = NULL, *cut = NULL;
+	u64 found = dc->head - dc->drain_head;
+	unsigned int served = 0;
+
+	/* A CPU going offline stops its events first: never drain another's. */
+	if (WARN_ON_ONCE(dc != this_cpu_ptr(&dtl_cpus)) ||
+	    list_empty(&dc->readers))
+		return HRTIMER_NORESTART;
+
+	list_for_each_entry_safe(t, tmp, &dc->readers, node) {
+		period = min(period, t->period_ns);
+		if (b.spent)
+			continue;
+		/* A reader costs an AUX record too: look at the clock first. */
+		if (served++ && local_clock() >= b.deadline) {
+			b.spent = true;
+			resume = t;
+			continue;
+		}
+		dtl_trace_drain(t, &b);
+		/* Out of budget, maybe with more to read: its turn comes again. */
+		if (b.spent)
+			cut = t;
+	}
+	/*
+	 * Round robin: the next pass begins with the first reader this one
+	 * did not serve, or after the one it cut, which goes last.
+	 */
+	if (resume)
+		list_rotate_to_front(&resume->node, &dc->readers);
+	else if (cut)
+		list_move_tail(&cut->node, &dc->readers);
+
+	dtl_drain_account(&dc->pass_stat, local_clock() - now,
+			  DTL_DRAIN_MAX_RECORDS - b.records, b.spent);
+	if (b.spent)
+		next = DTL_DRAIN_RESUME_NS;
+	else
+		next = dtl_drain_interval(now - dc->drain_time, found, period);
+	dc->drain_head = dc->head;
+	dc->drain_time = now;
+	/* From now, not from the expiry: interrupts get their turn. */
+	hrtimer_set_expires(timer, ktime_add_ns(hrtimer_cb_get_time(timer),
+						next));
 	return HRTIMER_RESTART;
 }
 
@@ -546,8 +730,18 @@ void dtl_trace_start(struct perf_event *event)
 	if (!dtl_trace_per_task(t)) {
 		t->cursor = dc->head;
 		t->period_ns = dtl_trace_period(event);
-		hrtimer_start(&t->timer, ns_to_ktime(t->period_ns),
-			      HRTIMER_MODE_REL_PINNED_HARD);
+		if (list_empty(&dc->readers)) {
+			dc->drain_head = dc->head;
+			dc->drain_time = local_clock();
+		}
+		list_add_tail(&t->node, &dc->readers);
+		/* The timer waits at most the shortest period. */
+		if (!hrtimer_active(&dc->drain_timer) ||
+		    ktime_to_ns(hrtimer_get_remaining(&dc->drain_timer)) >
+		    t->period_ns)
+			hrtimer_start(&dc->drain_timer,
+				      ns_to_ktime(t->period_ns),
+				      HRTIMER_MODE_REL_PINNED_HARD);
 		return;
 	}
 
@@ -570,14 +764,23 @@ void dtl_trace_start(struct perf_event *event)
 /* pmu::stop of a trace event: on the event's CPU, interrupts disabled. */
 void dtl_trace_stop(struct perf_event *event)
 {
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
 	struct dtl_trace *t = dtl_trace_of(event);
+	u64 start = local_clock();
+	u32 n;
 
-	/* The timer is pinned to this CPU, so its callback is not running. */
-	if (!dtl_trace_per_task(t))
-		hrtimer_try_to_cancel(&t->timer);
-	dtl_trace_drain(t);
+	/* Unbounded: perf reads the buffer next, a record left is lost. */
+	n = dtl_trace_drain(t, NULL);
+	dtl_drain_account(&dc->stop_stat, local_clock() - start, n, false);
 	t->last_cpu = smp_processor_id();
 	t->last_head = t->cursor;
+	if (dtl_trace_per_task(t))
+		return;
+
+	list_del_init(&t->node);
+	/* The timer is pinned to this CPU, so its callback is not running. */
+	if (list_empty(&dc->readers))
+		hrtimer_try_to_cancel(&dc->drain_timer);
 }
 
 int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
@@ -598,8 +801,7 @@ int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
 	else
 		t->ns = get_pid_ns(task_active_pid_ns(current));
 	t->last_cpu = -1;
-	hrtimer_init(&t->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	t->timer.function = dtl_trace_timer;
+	INIT_LIST_HEAD(&t->node);
 	u->trace_state = t;
 	return 0;
 }
@@ -609,8 +811,8 @@ void dtl_trace_fini(struct perf_event *event)
 	struct dtl_user *u = event->pmu_private;
 	struct dtl_trace *t = u->trace_state;
 
-	/* A CPU-wide event's timer is pinned to its CPU: wait for it there. */
-	hrtimer_cancel(&t->timer);
+	/* Stopped, so off its CPU's list: the drain timer cannot see it. */
+	WARN_ON_ONCE(!list_empty(&t->node));
 	put_pid_ns(t->ns);
 	kfree(t);
 	u->trace_state = NULL;
@@ -672,8 +874,85 @@ static void dtl_find_migrate(struct tracepoint *tp, void *priv)
 		dtl_tp_migrate = tp;
 }
 
+static int dtl_drain_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	seq_printf(m, "# budget_ns %llu max_records %u\n",
+		   DTL_DRAIN_BUDGET_NS, DTL_DRAIN_MAX_RECORDS);
+	seq_puts(m, "cpu passes cut pass_max_ns pass_max_records stops stop_max_ns stop_max_records\n");
+	for_each_possible_cpu(cpu) {
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+		const struct dtl_drain_stat *p = &dc->pass_stat;
+		const struct dtl_drain_stat *st = &dc->stop_stat;
+
+		/* Racy snapshots, good enough for diagnostics. */
+		seq_printf(m, "%d %lu %lu %u %u %lu %u %u\n", cpu,
+			   READ_ONCE(p->count), READ_ONCE(p->cut),
+			   READ_ONCE(p->max_ns), READ_ONCE(p->max_records),
+			   READ_ONCE(st->count), READ_ONCE(st->max_ns),
+			   READ_ONCE(st->max_records));
+	}
+	return 0;
+}
+
+static int dtl_drain_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, dtl_drain_show, inode->i_private);
+}
+
+/* Any write starts the maxima again. */
+static ssize_t dtl_drain_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+
+		WRITE_ONCE(dc->pass_stat.max_ns, 0);
+		WRITE_ONCE(dc->pass_stat.max_records, 0);
+		WRITE_ONCE(dc->stop_stat.max_ns, 0);
+		WRITE_ONCE(dc->stop_stat.max_records, 0);
+	}
+	return count;
+}
+
+static const struct file_operations dtl_drain_fops = {
+	.owner		= THIS_MODULE,
+	.open		= dtl_drain_open,
+	.read		= seq_read,
+	.write		= dtl_drain_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* Which CPUs have a log, and how large (0: none). */
+static int dtl_logs_show(struct seq_file *m, void *v)
+{
+	size_t bytes = (size_t)dtl_log_entries * sizeof(struct dtl_entry);
+	int cpu;
+
+	seq_puts(m, "cpu log_bytes\n");
+	mutex_lock(&dtl_logs_lock);
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "%d %zu\n", cpu,
+			   per_cpu(dtl_cpus, cpu).log_mem ? bytes : 0);
+	mutex_unlock(&dtl_logs_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dtl_logs);
+
+void dtl_trace_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("drain", 0600, dir, NULL, &dtl_drain_fops);
+	debugfs_create_file("logs", 0444, dir, NULL, &dtl_logs_fops);
+}
+
 int dtl_trace_module_init(void)
 {
+	int cpu, ret;
+
 	if (dtl_log_entries < DTL_LOG_MIN || dtl_log_entries > DTL_LOG_MAX ||
 	    !is_power_of_2(dtl_log_entries)) {
 		pr_err("log_entries=%u: must be a power of 2 in [%u, %u]\n",
@@ -685,11 +964,29 @@ int dtl_trace_module_init(void)
 		pr_err("sched_migrate_task tracepoint not found\n");
 		return -ENODEV;
 	}
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "perf/dtl:online",
+					dtl_trace_cpu_online, NULL);
+	if (ret < 0)
+		return ret;
+	dtl_cpuhp_state = ret;
+	for_each_possible_cpu(cpu) {
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+
+		INIT_LIST_HEAD(&dc->readers);
+		hrtimer_init(&dc->drain_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		dc->drain_timer.function = dtl_drain_timer;
+	}
 	return 0;
 }
 
 void dtl_trace_module_exit(void)
 {
+	int cpu;
+
 	/* No trace event is left: the logs are already gone. */
 	WARN_ON_ONCE(atomic_read(&dtl_trace_users));
+	cpuhp_remove_state_nocalls(dtl_cpuhp_state);
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu(dtl_cpus, cpu).drain_timer);
 }

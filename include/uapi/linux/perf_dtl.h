@@ -3,7 +3,8 @@
  * Dispatch Trace Log PMU: the record format of its AUX data.
  *
  * A dtl trace event fills its AUX buffer with struct dtl_entry records,
- * DTL_ENTRY_SIZE bytes each, in the CPU's native byte order.  The buffer
+ * DTL_ENTRY_SIZE bytes each, in the CPU's native byte order (a decoder of
+ * a recording made with the other byte order swaps each field).  The buffer
  * never holds a partial record.  The PMU's sysfs "identifier" names the
  * format version: "dtl-<DTL_FORMAT_VERSION>".
  *
@@ -43,7 +44,10 @@ enum dtl_kind {
  * @seq:	sequence number of the record in @cpu's log; consecutive
  *		records of a CPU have consecutive numbers, so a gap is the
  *		number of records lost (or filtered out by the event)
- * @wait_ns:	time next was runnable before this dispatch
+ * @wait_ns:	time next was runnable before this dispatch, also on run
+ *		queues it was moved away from meanwhile; with
+ *		DTL_F_BLOCKED_UNKNOWN (dtl did not see how next left a
+ *		CPU), the wait on this CPU's run queue only
  * @blocked_ns:	time next slept before the wakeup that queued it (0 if it
  *		was preempted; DTL_F_BLOCKED_UNKNOWN if dtl does not know)
  * @ran_ns:	length of prev's run that ended here
@@ -52,7 +56,9 @@ enum dtl_kind {
  *
  * MIGRATE records name the task in prev_pid/prev_tid and the CPUs in
  * from_cpu/to_cpu; @cpu is the CPU that moved it.  LOST records, of
- * records of this CPU with numbers before @seq that were not delivered:
+ * records of this CPU with numbers before @seq that were not delivered,
+ * have the @time of the record before @seq (the time the drain found them,
+ * if the log no longer had it), so that a CPU's records stay in time order:
  *
  * @lost:	records this event would have kept (its filter matched
  *		them) that its AUX buffer was full or missing for

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * arm64 glue of the Dispatch Trace Log PMU (drivers/perf/dtl): the
- * paravirtualised stolen time record of a vCPU (Arm DEN0057A, SMCCC
- * PV_TIME_FEATURES / PV_TIME_ST).  dtl maps it read-only for itself.
+ * arm64 glue of the Dispatch Trace Log PMU (drivers/perf/dtl), for the
+ * module build: the paravirtualised stolen time record of a vCPU (Arm
+ * DEN0057A, SMCCC PV_TIME_FEATURES / PV_TIME_ST), which dtl maps for
+ * itself.  Built into the kernel, dtl asks paravirt_steal_clock()
+ * instead, which a module cannot call.
  */
 #ifndef _ASM_ARM64_DTL_STEAL_H
 #define _ASM_ARM64_DTL_STEAL_H
@@ -18,33 +20,34 @@ static_assert(sizeof(struct pvclock_vcpu_stolen_time) ==
 	      sizeof(struct dtl_pv_stolen_time));
 
 /*
- * The IPA of this CPU's record, or 0: the hypervisor answers for the
- * calling vCPU.  Called on each CPU with interrupts disabled.
+ * This CPU's record, or NULL: the hypervisor answers for the calling
+ * vCPU.  Called on the CPU, in process context, from its CPU hotplug
+ * online callback.
  */
-static inline phys_addr_t dtl_arch_steal_locate(void)
+static inline void *dtl_arch_steal_find(void)
 {
 	struct arm_smccc_res res;
 
+	/* NONE also when the firmware implements SMCCC older than 1.1. */
 	if (arm_smccc_1_1_get_conduit() == SMCCC_CONDUIT_NONE)
-		return 0;
+		return NULL;
+	/* Discovery as the kernel does it (has_pv_steal_clock()). */
+	arm_smccc_1_1_invoke(ARM_SMCCC_ARCH_FEATURES_FUNC_ID,
+			     ARM_SMCCC_HV_PV_TIME_FEATURES, &res);
+	if (res.a0 != SMCCC_RET_SUCCESS)
+		return NULL;
 	arm_smccc_1_1_invoke(ARM_SMCCC_HV_PV_TIME_FEATURES,
 			     ARM_SMCCC_HV_PV_TIME_ST, &res);
 	if (res.a0 != SMCCC_RET_SUCCESS)
-		return 0;
+		return NULL;
 	arm_smccc_1_1_invoke(ARM_SMCCC_HV_PV_TIME_ST, &res);
 	if ((long)res.a0 < 0)
-		return 0;
-	return res.a0;
-}
-
-/* In process context. */
-static inline void *dtl_arch_steal_map(phys_addr_t pa)
-{
-	return memremap(pa, sizeof(struct pvclock_vcpu_stolen_time),
+		return NULL;
+	return memremap(res.a0, sizeof(struct pvclock_vcpu_stolen_time),
 			MEMREMAP_WB);
 }
 
-static inline void dtl_arch_steal_unmap(void *rec)
+static inline void dtl_arch_steal_release(void *rec)
 {
 	memunmap(rec);
 }
