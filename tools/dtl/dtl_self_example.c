@@ -89,12 +89,21 @@ int main(int argc, char **argv)
 		nanosleep(&t, NULL);		/* one dispatch */
 		spin_ms(i % 3);			/* run */
 		for (j = 0; j < 2; j++) {
+			void *page = perf_evsel__mmap_base(evsel[j], 0, 0);
 			struct perf_counts_values c = { .val = 0 };
-			struct dtl_self_value v;
+			struct dtl_self_value v, after;
+			int tries = 0;
 
-			if (dtl_self_read(perf_evsel__mmap_base(evsel[j], 0, 0), &v) ||
-			    perf_evsel__read(evsel[j], 0, 0, &c))
-				return 1;
+			/*
+			 * A dispatch between the two reads changes the value:
+			 * read() between two self-reads, again if they differ.
+			 */
+			do {
+				if (dtl_self_read(page, &v) ||
+				    perf_evsel__read(evsel[j], 0, 0, &c) ||
+				    dtl_self_read(page, &after))
+					return 1;
+			} while (v.value != after.value && ++tries < 10);
 			if (v.value != c.val)
 				bad++;
 			if (i == rounds - 1 || v.value != c.val)

@@ -3,7 +3,9 @@
 #
 # CPU hotplug while dtl counts and traces: the last CPU goes offline and
 # online again five times.  The CPU that stays online keeps counting, and
-# its trace has no gap; the guest harness fails the run on any splat.
+# its trace has no gap; the steal source of the hotplugged CPU goes with
+# it and comes back the same.  The guest harness fails the run on any
+# splat.
 # Counting uses "perf", tracing "perf-dtl" (perf with dtl's decoder).
 
 DIR=$(dirname "$0")
@@ -21,16 +23,21 @@ if [ ! -d /sys/bus/event_source/devices/dtl ]; then
 	exit "$KSFT_SKIP"
 fi
 tracer=$(command -v perf-dtl)
-ktap_set_plan 5
+ktap_set_plan 6
 tmp=$(mktemp -d)
 trap 'echo 1 >"$online" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-perf stat -x, -C 0 -e dtl/dispatches/ -o "$tmp/stat0" -- sleep 4 &
+# The sessions last until the flips are done (at most 2 minutes): perf
+# takes seconds to start on a slow kernel, and must not be done before
+# the others have started.
+now() { cut -d. -f1 /proc/uptime; }
+until_stop="i=0; while [ ! -e '$tmp/stop' ] && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done"
+perf stat -x, -C 0 -e dtl/dispatches/ -o "$tmp/stat0" -- sh -c "$until_stop" &
 p0=$!
-perf stat -x, -C "$cpu" -e dtl/dispatches/,dtl/wait_ns/ -o "$tmp/stat1" -- sleep 4 &
+perf stat -x, -C "$cpu" -e dtl/dispatches/,dtl/wait_ns/ -o "$tmp/stat1" -- sh -c "$until_stop" &
 p1=$!
 if [ -n "$tracer" ]; then
-	$tracer record -q -o "$tmp/trace" -e dtl/all/ -C "0,$cpu" -- sleep 4 &
+	$tracer record -q -o "$tmp/trace" -e dtl/all/ -C "0,$cpu" -- sh -c "$until_stop" &
 	p2=$!
 fi
 # Start flipping once everybody is on the CPU, as the busy file shows: a
@@ -38,26 +45,37 @@ fi
 busy=/sys/bus/event_source/devices/dtl/busy
 want=1
 [ -n "$tracer" ] && want=2
-i=0
-while [ "$(sed -n "/^cpu$cpu:/,/^cpu[0-9]*:\|^task:/p" $busy | grep -c ' pid=')" -lt $want ] &&
-      [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
+deadline=$(($(now) + 60))
+until [ "$(sed -n "/^cpu$cpu:/,/^cpu[0-9]*:\|^task:/p" $busy | grep -c ' pid=')" -ge $want ]; do
+	if [ "$(now)" -ge $deadline ]; then
+		cat $busy
+		touch "$tmp/stop"
+		ktap_test_fail "the sessions on cpu$cpu never all showed in $busy in 60 s"
+		ktap_exit_fail_msg "cannot test hotplug under load"
+	fi
+	sleep 0.2
 done
 cat $busy
-if [ $i -ge 300 ]; then
-	ktap_test_fail "the sessions on cpu$cpu never all showed in $busy"
-	ktap_exit_fail_msg "cannot test hotplug under load"
-fi
-flips=0
+steal=/sys/bus/event_source/devices/dtl/steal_source
+src0=$(grep "^cpu$cpu: " $steal)
+flips=0 src_off=
 for i in 1 2 3 4 5; do
-	echo 0 >"$online" && sleep 0.2 && echo 1 >"$online" && sleep 0.2 &&
+	echo 0 >"$online" && src_off=$src_off$(grep "^cpu$cpu: " $steal || :) &&
+		sleep 0.2 && echo 1 >"$online" && sleep 0.2 &&
 		flips=$((flips + 1))
 done
+src1=$(grep "^cpu$cpu: " $steal)
+touch "$tmp/stop"
 if [ $flips = 5 ]; then
 	ktap_test_pass "cpu$cpu went offline and online 5 times while dtl counted and traced"
 else
 	ktap_test_fail "cpu$cpu offline/online: $flips of 5 flips worked"
+fi
+
+if [ -n "$src0" ] && [ -z "$src_off" ] && [ "$src1" = "$src0" ]; then
+	ktap_test_pass "steal source of cpu$cpu across the hotplug: '$src1'"
+else
+	ktap_test_fail "steal source of cpu$cpu: '$src0' before, '$src_off' offline, '$src1' after"
 fi
 
 wait $p0

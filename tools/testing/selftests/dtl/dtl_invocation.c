@@ -417,8 +417,8 @@ static void group_check(struct __test_metadata *_metadata, __u32 type,
 		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			       PERF_FORMAT_TOTAL_TIME_RUNNING,
 	}, da;
-	int lfd, gfd, dfd, wfd, afd, go[2];
-	long long grouped, alone, wait_grouped;
+	int lfd, gfd, dfd, wfd, afd, awfd, go[2];
+	long long grouped, alone, wait_grouped, wait_alone;
 	struct dtl_sched s0, s1, d;
 	pid_t pid;
 	char c;
@@ -464,6 +464,8 @@ static void group_check(struct __test_metadata *_metadata, __u32 type,
 	ASSERT_GE(wfd, 0) TH_LOG("dtl/wait_ns/ in the group: %s", strerror(-wfd));
 	afd = dtl_open("dispatches", pid, -1, -1, 0);
 	ASSERT_GE(afd, 0);
+	awfd = dtl_open("wait_ns", pid, -1, -1, 0);
+	ASSERT_GE(awfd, 0);
 	ASSERT_EQ(0, dtl_sched_read(pid, pid, &s0));
 	ASSERT_EQ(0, ioctl(lfd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
 	ASSERT_EQ(1, write(go[1], "g", 1));
@@ -473,18 +475,28 @@ static void group_check(struct __test_metadata *_metadata, __u32 type,
 	grouped = dtl_count(dfd);
 	alone = dtl_count(afd);
 	wait_grouped = dtl_count(wfd);
+	wait_alone = dtl_count(awfd);
 	dtl_sched_sub(&d, &s1, &s0);
-	TH_LOG("grouped %lld, alone %lld, switch-outs %llu; wait %lld ns, run_delay %llu ns",
-	       grouped, alone, dtl_sched_switches(&d), wait_grouped, d.delay_ns);
+	TH_LOG("grouped %lld, alone %lld, switch-outs %llu", grouped, alone,
+	       dtl_sched_switches(&d));
+	TH_LOG("wait grouped %lld ns, alone %lld ns, run_delay %llu ns",
+	       wait_grouped, wait_alone, d.delay_ns);
 	EXPECT_EQ(alone, grouped);
 	EXPECT_EQ((long long)dtl_sched_switches(&d), grouped);
 	EXPECT_GT(grouped, 40);
+	EXPECT_EQ(wait_alone, wait_grouped);
 	EXPECT_GE(wait_grouped, 0);
-	/* The tracepoint comes after the scheduler's clock: see cgroup_own_tasks. */
-	EXPECT_LE(wait_grouped, (long long)d.delay_ns * 21 / 20 + 150000LL * grouped);
+	/*
+	 * The tracepoint comes after the scheduler's clock (see
+	 * cgroup_own_tasks); in single-threaded TCG the other vCPU may run
+	 * a whole time slice in between, once in a while: allow one.
+	 */
+	EXPECT_LE(wait_grouped, (long long)d.delay_ns * 21 / 20 +
+				150000LL * grouped + 20000000LL);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(afd);
+	close(awfd);
 	close(wfd);
 	if (dfd != lfd)
 		close(dfd);
@@ -940,54 +952,72 @@ static void *fifo_hog(void *arg)
 }
 
 /*
- * blocked_ns of a task woken on a busy CPU and moved to another before it
- * ran: it slept 100 ms, then waited behind a SCHED_FIFO hog until it was
- * moved to CPU 0.  Its dispatch there says it slept 100 ms, not 100 ms
- * plus the wait before the move (which the scheduler's stamp of its
- * enqueue on CPU 0 hides).
+ * blocked_ns and wait_ns of a task woken on a busy CPU and moved to
+ * another before it ran: it slept 100 ms, then waited 80 ms behind a
+ * SCHED_FIFO hog until it was moved to CPU 0.  Its dispatch there says how
+ * long it slept, not that plus the wait before the move (which the
+ * scheduler's stamp of its enqueue on CPU 0 hides), and that it waited
+ * the 80 ms and more, not only the moment on CPU 0's queue (the scheduler
+ * adds the wait before a move to run_delay, where dtl finds it).  The
+ * parent wakes it through a pipe: a timer of
+ * its own would not fire behind the hog on PREEMPT_RT, where the timers of
+ * non-RT tasks expire in a SCHED_FIFO thread of that CPU.
  */
 TEST(blocked_migrated_waiter)
 {
-	int last = dtl_last_cpu(), i;
+	unsigned long long before, seen, w0, w1, w2, slept;
+	int last = dtl_last_cpu(), i, pfd[2];
 	struct fifo_hog h = { 0 };
-	unsigned long long slept;
 	struct dtl_trace_buf t;
 	struct dtl_entry *e;
 	pthread_t hog;
 	cpu_set_t set;
 	size_t n, j = 0;
+	char c = 'x';
 	pid_t pid;
 
 	if (last == 0)
 		SKIP(return, "needs 2 CPUs");
 	dtl_pin_to(0);
+	ASSERT_EQ(0, pipe(pfd));
 	ASSERT_EQ(0, dtl_trace_open(&t, -1, 0, DTL_EVENT_TRACE, 0, 1000000, 0, 256));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	before = dtl_now_ns();
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		dtl_pin_to(last);
-		usleep(100000);	/* wakes behind the hog */
-		_exit(0);
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) == 1 ? 0 : 1);
 	}
+	close(pfd[0]);
 	ASSERT_EQ(0, dtl_wait_sleeping(pid, pid));
+	seen = dtl_now_ns();
 	ASSERT_EQ(0, pthread_create(&hog, NULL, fifo_hog, &h));
 	for (i = 0; i < 2000 && !__atomic_load_n(&h.ready, __ATOMIC_SEQ_CST); i++)
 		usleep(1000);
 	ASSERT_EQ(0, h.err);
 	ASSERT_TRUE(h.ready);
-	/* The hog ran before the sleep ended: the task sleeps still. */
-	ASSERT_EQ('S', dtl_task_state(pid, pid))
-		TH_LOG("the hog started too late: the task's sleep is over");
+	w0 = dtl_now_ns();
+	if (w0 < seen + 100000000ULL) {
+		usleep((seen + 100000000ULL - w0) / 1000);
+		w0 = dtl_now_ns();
+	}
+	ASSERT_EQ(1, write(pfd[1], &c, 1));
+	w1 = dtl_now_ns();
 	for (i = 0; i < 5000 && dtl_task_state(pid, pid) != 'R'; i++)
 		usleep(1000);
 	ASSERT_EQ('R', dtl_task_state(pid, pid));
-	/* Queued behind the hog: wait there 40 ms, then move. */
-	usleep(40000);
+	/* Queued behind the hog: wait there 80 ms, then move. */
+	usleep(80000);
+	ASSERT_EQ('R', dtl_task_state(pid, pid))
+		TH_LOG("the task ran on cpu %d before its move", last);
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	ASSERT_EQ(0, sched_setaffinity(pid, sizeof(set), &set));
 	waitpid(pid, NULL, 0);
+	w2 = dtl_now_ns();
+	close(pfd[1]);
 	__atomic_store_n(&h.stop, 1, __ATOMIC_SEQ_CST);
 	pthread_join(hog, NULL);
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
@@ -1003,10 +1033,16 @@ TEST(blocked_migrated_waiter)
 	ASSERT_NE(NULL, e) TH_LOG("no dispatch of %d on cpu 0", pid);
 	ASSERT_FALSE(e->flags & DTL_F_BLOCKED_UNKNOWN);
 	slept = e->blocked_ns;
-	TH_LOG("task %d slept %llu ns, waited %llu ns on cpu 0", pid, slept,
-	       (unsigned long long)e->wait_ns);
-	EXPECT_GE(slept, 99000000ULL);
-	EXPECT_LE(slept, 125000000ULL);
+	TH_LOG("task %d slept %llu ns (asleep at %llu ns or sooner, woken at %llu-%llu ns)",
+	       pid, slept, seen - before, w0 - before, w1 - before);
+	/* It slept from before "seen" to the write, and not after. */
+	EXPECT_GE(slept, w0 - seen - 1000000ULL);
+	EXPECT_LE(slept, w1 - before + 1000000ULL);
+	/* Woken after w0, queued 80 ms on the last CPU, ran before w2. */
+	TH_LOG("task %d waited %llu ns (woken at %llu ns or later, done by %llu ns)",
+	       pid, (unsigned long long)e->wait_ns, w0 - before, w2 - before);
+	EXPECT_GE(e->wait_ns, 80000000ULL);
+	EXPECT_LE(e->wait_ns, w2 - w0 + 1000000ULL);
 	dtl_trace_close(&t);
 }
 
@@ -1034,40 +1070,39 @@ static void pair_procs(int cpu, int rounds, pid_t *pids)
 }
 
 /*
- * Loss under a filter: dtl/preempt/ polled once a second while a
- * ping-pong (switches that all block) wraps the log.  LOST says how many
- * of the records it would have kept had no room (none here: the buffer is
- * big) and how many the log overwrote unread, filtered or not.  An
- * unfiltered event polled every 200 us sees every record.
+ * Loss under a filter: dtl/preempt/, polled once a second and alone on
+ * its CPU, while a ping-pong (switches that all block) writes more than
+ * the log holds before the first poll.  (dtl polls sooner when the log
+ * fills fast, but only from what a poll has seen: the first one is a
+ * period after the start.)  The first drain finds the log lapped: each
+ * LOST says none of the records the filter kept had no room (the buffer
+ * is big), and how many the log overwrote unread -- records the filter never
+ * saw, most of them blocks it would have dropped.
  */
 TEST(lost_filtered)
 {
 	uint64_t preempt = DTL_EVENT_TRACE | (1ULL << DTL_KIND_PREEMPT) << 8;
-	int cpu = dtl_last_cpu();
-	unsigned long long lapped = 0, from = 0, kept_lapped = 0;
-	static struct dtl_entry all[MAX_RECORDS];
-	struct dtl_trace_buf tf, ta;
-	size_t nf, na, i, j, most;
+	unsigned long long lapped = 0, from = 0, t0, elapsed;
+	int cpu = dtl_last_cpu(), rounds;
+	struct dtl_trace_buf tf;
+	unsigned int nlost = 0;
 	long long entries;
+	size_t nf, i;
 	pid_t pids[2];
 
 	entries = dtl_read_ll(DTL_MODULE "/parameters/log_entries");
 	ASSERT_GT(entries, 0);
 	ASSERT_EQ(0, dtl_trace_open(&tf, -1, cpu, preempt, 0, DTL_POLL_MAX_NS, 0, 256));
-	ASSERT_EQ(0, dtl_trace_open(&ta, -1, cpu, DTL_EVENT_TRACE, 0, 200000, 0, 2048));
-	ASSERT_EQ(0, ioctl(ta.fd, PERF_EVENT_IOC_ENABLE, 0));
+	/* Two switches a round: 1.5 logs' worth. */
+	rounds = entries * 3 / 4;
+	t0 = dtl_now_ns();
 	ASSERT_EQ(0, ioctl(tf.fd, PERF_EVENT_IOC_ENABLE, 0));
-	/* Four logs' worth: it wraps unless switches are 4x slower than here. */
-	pair_procs(cpu, 2 * entries, pids);
+	pair_procs(cpu, rounds, pids);
 	waitpid(pids[0], NULL, 0);
 	waitpid(pids[1], NULL, 0);
+	elapsed = dtl_now_ns() - t0;
 	ASSERT_EQ(0, ioctl(tf.fd, PERF_EVENT_IOC_DISABLE, 0));
-	ASSERT_EQ(0, ioctl(ta.fd, PERF_EVENT_IOC_DISABLE, 0));
 	nf = dtl_trace_take(&tf, recs, MAX_RECORDS);
-	na = dtl_trace_take(&ta, all, MAX_RECORDS);
-	for (i = 0; i < na; i++)
-		ASSERT_NE(DTL_KIND_LOST, all[i].kind)
-			TH_LOG("the unfiltered event lost records");
 	for (i = 0; i < nf; i++) {
 		if (recs[i].kind != DTL_KIND_LOST) {
 			ASSERT_EQ(DTL_KIND_PREEMPT, recs[i].kind);
@@ -1075,40 +1110,25 @@ TEST(lost_filtered)
 			from = recs[i].seq + 1;
 			continue;
 		}
+		nlost++;
 		EXPECT_EQ(0, recs[i].lost);
 		lapped += recs[i].lapped;
 		/* The lapped records are the ones just before it. */
 		EXPECT_LE(from, recs[i].seq - recs[i].lapped);
-		for (j = 0; j < na; j++)
-			if (all[j].seq >= recs[i].seq - recs[i].lapped &&
-			    all[j].seq < recs[i].seq &&
-			    all[j].kind == DTL_KIND_PREEMPT)
-				kept_lapped++;
 		from = recs[i].seq;
 	}
-	TH_LOG("filtered event: %zu records, %llu lapped, %llu of which it would keep",
-	       nf, lapped, kept_lapped);
-	/*
-	 * The log wraps only if a poll interval sees more than it holds;
-	 * a second of records overlaps two intervals, so more than twice
-	 * that in some second makes sure.
-	 */
-	for (i = 0, j = 0, most = 0; j < na; j++) {
-		while (all[j].time - all[i].time >= DTL_POLL_MAX_NS)
-			i++;
-		if (j - i + 1 > most)
-			most = j - i + 1;
-	}
-	if (!lapped && most <= 2 * (size_t)entries) {
+	TH_LOG("%d rounds in %llu ms; filtered event: %zu records, %u LOST for %llu lapped",
+	       rounds, elapsed / 1000000, nf, nlost, lapped);
+	/* Slower than a log a poll period: no sure wrap. */
+	if (!lapped && elapsed >= DTL_POLL_MAX_NS) {
 		dtl_trace_close(&tf);
-		dtl_trace_close(&ta);
-		SKIP(return, "%zu switches a second at most here, %lld in the log: no sure wrap",
-		     most, entries);
+		SKIP(return, "%d rounds took %llu ms here, over a poll period: no sure wrap",
+		     rounds, elapsed / 1000000);
 	}
 	EXPECT_GT(lapped, 0);
-	EXPECT_LT(kept_lapped, lapped);
+	/* Catching up is bounded per pass: a slow kernel may be lapped again. */
+	EXPECT_GE(nlost, 1);
 	dtl_trace_close(&tf);
-	dtl_trace_close(&ta);
 }
 
 /*

@@ -42,15 +42,22 @@ static uint64_t trace_aux_flags(struct dtl_trace_buf *t)
 	return flags;
 }
 
+/*
+ * @main_cs: the context switches of the main thread while the test
+ * traces, @pong_cs those of the pong thread in its loop, as the kernel
+ * counts them (nvcsw + nivcsw).
+ */
 struct pingpong {
 	int to[2], from[2];
 	int cpu, rounds;
 	pid_t tid;
+	long main_cs, pong_cs;
 };
 
 static void *pong_main(void *arg)
 {
 	struct pingpong *pp = arg;
+	long cs = thread_switches();
 	char c;
 	int i;
 
@@ -61,6 +68,7 @@ static void *pong_main(void *arg)
 		    write(pp->from[1], &c, 1) != 1)
 			break;
 	}
+	pp->pong_cs = thread_switches() - cs;
 	return NULL;
 }
 
@@ -94,10 +102,12 @@ static int pingpong_run(struct pingpong *pp)
 static struct dtl_entry recs[MAX_RECORDS], recs2[MAX_RECORDS];
 
 /*
- * A CPU-wide trace of the ping-pong: each thread is dispatched once per
- * round, when the other blocks or is preempted by the wakeup; sequence
- * numbers are contiguous, time only moves forward, and every wait is
- * between 0 and a second.
+ * A CPU-wide trace of the ping-pong: each thread is dispatched at least
+ * once per round, when the other blocks or is preempted by the wakeup,
+ * and as often as the kernel counts its context switches (on PREEMPT_RT
+ * a woken thread can block on the lock its waker still holds: two a
+ * round); sequence numbers are contiguous, time only moves forward, and
+ * every wait is between 0 and a second.
  */
 TEST(pingpong_records)
 {
@@ -110,7 +120,9 @@ TEST(pingpong_records)
 	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, DTL_EVENT_TRACE, 0, 1000000, 0, 64))
 		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	pp.main_cs = thread_switches();
 	ASSERT_EQ(0, pingpong_run(&pp));
+	pp.main_cs = thread_switches() - pp.main_cs;
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
 	n = dtl_trace_take(&t, recs, MAX_RECORDS);
 	TH_LOG("%zu records on cpu %d", n, pp.cpu);
@@ -144,10 +156,11 @@ TEST(pingpong_records)
 	}
 	TH_LOG("dispatches: main %u, pong %u; blocks %u, preemptions %u",
 	       ping, pong, blocks, preempts);
+	TH_LOG("switches: main %ld, pong %ld", pp.main_cs, pp.pong_cs);
 	EXPECT_GE(ping, pp.rounds);
-	EXPECT_LE(ping, pp.rounds + 20);
+	EXPECT_LE(ping, pp.main_cs + 20);
 	EXPECT_GE(pong, pp.rounds);
-	EXPECT_LE(pong, pp.rounds + 20);
+	EXPECT_LE(pong, pp.pong_cs + 20);
 	/* Each thread leaves the CPU once per round, one way or the other. */
 	EXPECT_GE(blocks + preempts, 2 * pp.rounds - 2);
 	EXPECT_GT(blocks, 0);
@@ -304,11 +317,11 @@ TEST(per_task)
 		    recs[i].next_tid == (uint32_t)tt.pp.tid)
 			disp++;
 	}
-	TH_LOG("%zu records, %u naming the task, %u dispatches of it", n,
-	       mine, disp);
+	TH_LOG("%zu records, %u naming the task, %u dispatches of it, %ld switches",
+	       n, mine, disp, tt.pp.pong_cs);
 	EXPECT_EQ(n, mine);
 	EXPECT_GE(disp, tt.pp.rounds);
-	EXPECT_LE(disp, tt.pp.rounds + 20);
+	EXPECT_LE(disp, tt.pp.pong_cs + 20);
 	dtl_trace_close(&tt.t);
 }
 
@@ -368,6 +381,182 @@ TEST(filters)
 	EXPECT_GT(slow, 0);
 	dtl_trace_close(&tb);
 	dtl_trace_close(&tw);
+}
+
+/* One CPU's line of debugfs dtl/drain, and the pass record limit. */
+struct drain_stat {
+	unsigned long passes, cut, pass_max_ns, pass_max_records;
+	unsigned long stops, stop_max_ns, stop_max_records;
+	unsigned int limit;
+};
+
+static int drain_read(int cpu, struct drain_stat *st)
+{
+	char buf[16384], *line;
+	unsigned long long budget;
+	int c;
+
+	if (dtl_read_file(DTL_DEBUGFS "/drain", buf, sizeof(buf)))
+		return -1;
+	if (sscanf(buf, "# budget_ns %llu max_records %u", &budget,
+		   &st->limit) != 2)
+		return -1;
+	for (line = strchr(buf, '\n'); line; line = strchr(line + 1, '\n'))
+		if (sscanf(line + 1, "%d %lu %lu %lu %lu %lu %lu %lu", &c,
+			   &st->passes, &st->cut, &st->pass_max_ns,
+			   &st->pass_max_records, &st->stops, &st->stop_max_ns,
+			   &st->stop_max_records) == 8 && c == cpu)
+			return 0;
+	return -1;
+}
+
+#define DRAIN_SESSIONS	4
+#define DRAIN_BURSTS	5
+
+/*
+ * Interrupts-off time: four CPU-wide sessions on one CPU, a burst of
+ * thousands of switches between polls.  One timer pass drains all the
+ * sessions together and stops at the record limit (or the time budget),
+ * to go on shortly after: no pass reads more than the limit, some passes
+ * are cut, and no session loses a record.
+ */
+TEST(drain_bounded)
+{
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 1000 };
+	struct dtl_trace_buf t[DRAIN_SESSIONS];
+	static struct dtl_entry r[DRAIN_SESSIONS][MAX_RECORDS];
+	size_t n[DRAIN_SESSIONS] = { 0 };
+	struct drain_stat st;
+	int i, b;
+
+	if (access("/sys/kernel/debug/dtl", F_OK))
+		SKIP(return, "no debugfs mounted at /sys/kernel/debug (CONFIG_DEBUG_FS)");
+	ASSERT_EQ(0, access(DTL_DEBUGFS "/drain", F_OK))
+		TH_LOG("no %s: the driver does not account its drains", DTL_DEBUGFS "/drain");
+	ASSERT_EQ(0, dtl_write_file(DTL_DEBUGFS "/drain", "0"));
+
+	for (i = 0; i < DRAIN_SESSIONS; i++) {
+		ASSERT_EQ(0, dtl_trace_open(&t[i], -1, pp.cpu, DTL_EVENT_TRACE,
+					    0, 100000000, 0, 256));
+		ASSERT_EQ(0, ioctl(t[i].fd, PERF_EVENT_IOC_ENABLE, 0));
+	}
+	for (b = 0; b < DRAIN_BURSTS; b++) {
+		ASSERT_EQ(0, pingpong_run(&pp));
+		/* Idle past a poll period: the timer finds the burst. */
+		usleep(150000);
+		for (i = 0; i < DRAIN_SESSIONS; i++)
+			n[i] += dtl_trace_take(&t[i], r[i] + n[i],
+					       MAX_RECORDS - n[i]);
+	}
+	for (i = 0; i < DRAIN_SESSIONS; i++) {
+		ASSERT_EQ(0, ioctl(t[i].fd, PERF_EVENT_IOC_DISABLE, 0));
+		n[i] += dtl_trace_take(&t[i], r[i] + n[i], MAX_RECORDS - n[i]);
+	}
+	ASSERT_EQ(0, drain_read(pp.cpu, &st));
+	TH_LOG("cpu%d: %lu passes, %lu cut, longest %lu ns / %lu records (limit %u)",
+	       pp.cpu, st.passes, st.cut, st.pass_max_ns, st.pass_max_records,
+	       st.limit);
+	TH_LOG("cpu%d: %lu stops, longest %lu ns / %lu records", pp.cpu,
+	       st.stops, st.stop_max_ns, st.stop_max_records);
+
+	for (i = 0; i < DRAIN_SESSIONS; i++) {
+		size_t j;
+
+		TH_LOG("session %d: %zu records, seq %llu..%llu", i, n[i],
+		       n[i] ? (unsigned long long)r[i][0].seq : 0ULL,
+		       n[i] ? (unsigned long long)r[i][n[i] - 1].seq : 0ULL);
+		ASSERT_GT(n[i], 2 * DRAIN_BURSTS * pp.rounds);
+		for (j = 0; j < n[i]; j++) {
+			ASSERT_NE(DTL_KIND_LOST, r[i][j].kind)
+				TH_LOG("session %d lost %llu, lapped %llu", i,
+				       (unsigned long long)r[i][j].lost,
+				       (unsigned long long)r[i][j].lapped);
+			if (j)
+				ASSERT_EQ(r[i][j - 1].seq + 1, r[i][j].seq);
+		}
+		dtl_trace_close(&t[i]);
+	}
+	EXPECT_GT(st.passes, 0);
+	EXPECT_GT(st.cut, 0);
+	EXPECT_LE(st.pass_max_records, st.limit);
+}
+
+/* The log size of @cpu from debugfs dtl/logs: bytes, 0 for none, -1. */
+static long log_bytes(int cpu)
+{
+	char buf[16384], *line;
+	long bytes;
+	int c;
+
+	if (dtl_read_file(DTL_DEBUGFS "/logs", buf, sizeof(buf)))
+		return -1;
+	for (line = strchr(buf, '\n'); line; line = strchr(line + 1, '\n'))
+		if (sscanf(line + 1, "%d %ld", &c, &bytes) == 2 && c == cpu)
+			return bytes;
+	return -1;
+}
+
+static int set_online(int cpu, int on)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	return dtl_write_file(path, on ? "1" : "0");
+}
+
+/*
+ * Logs exist for the CPUs that are online: a CPU offline when tracing
+ * starts has none, gets one when it comes online, and is traced then.
+ */
+FIXTURE(hotplug) {
+	int cpu;
+};
+
+FIXTURE_SETUP(hotplug)
+{
+	self->cpu = dtl_last_cpu();
+}
+
+/* Whatever failed, the CPU comes back. */
+FIXTURE_TEARDOWN(hotplug)
+{
+	if (self->cpu > 0)
+		set_online(self->cpu, 1);
+}
+
+TEST_F(hotplug, logs_follow_hotplug)
+{
+	struct pingpong pp = { .cpu = self->cpu, .rounds = 100 };
+	struct dtl_trace_buf a, b;
+	size_t n, i;
+
+	if (pp.cpu < 1 || set_online(pp.cpu, 1))
+		SKIP(return, "needs a CPU that can go offline");
+	if (access("/sys/kernel/debug/dtl", F_OK))
+		SKIP(return, "no debugfs mounted at /sys/kernel/debug (CONFIG_DEBUG_FS)");
+	ASSERT_EQ(0, log_bytes(pp.cpu)) TH_LOG("a log before any trace event, or no %s",
+					       DTL_DEBUGFS "/logs");
+	ASSERT_EQ(0, set_online(pp.cpu, 0));
+	ASSERT_EQ(0, dtl_trace_open(&a, -1, 0, DTL_EVENT_TRACE, 0, 0, 0, 8));
+	EXPECT_GT(log_bytes(0), 0);
+	EXPECT_EQ(0, log_bytes(pp.cpu)) TH_LOG("cpu%d is offline", pp.cpu);
+	ASSERT_EQ(0, set_online(pp.cpu, 1));
+	EXPECT_EQ(log_bytes(0), log_bytes(pp.cpu));
+
+	ASSERT_EQ(0, dtl_trace_open(&b, -1, pp.cpu, DTL_EVENT_TRACE, 0, 0, 0, 64));
+	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pingpong_run(&pp));
+	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_DISABLE, 0));
+	n = dtl_trace_take(&b, recs, MAX_RECORDS);
+	TH_LOG("cpu%d, online again: %zu records", pp.cpu, n);
+	EXPECT_GT(n, 2 * pp.rounds);
+	for (i = 1; i < n; i++)
+		ASSERT_EQ(recs[i - 1].seq + 1, recs[i].seq);
+	dtl_trace_close(&b);
+	dtl_trace_close(&a);
+	EXPECT_EQ(0, log_bytes(0));
+	EXPECT_EQ(0, log_bytes(pp.cpu));
 }
 
 /* The busy file names the CPU, the use and the owner while it lasts. */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
@@ -44,6 +45,53 @@ static inline int dtl_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/* Write @val to the file @path: 0 or -errno. */
+static inline int dtl_write_file(const char *path, const char *val)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n < 0 ? n : 0;
+}
+
+#define DTL_KMEMLEAK	"/sys/kernel/debug/kmemleak"
+
+/*
+ * A fresh kmemleak report in @buf: objects are reported once they have
+ * been unreferenced for 5 s, after two scans.  Returns its length, -1
+ * with errno set when there is no kmemleak (or it is off), -2 when a
+ * scan or the read failed.
+ */
+static inline ssize_t dtl_kmemleak_report(char *buf, size_t size)
+{
+	ssize_t n, len = 0;
+	int fd = open(DTL_KMEMLEAK, O_RDWR);
+
+	if (fd < 0)
+		return -1;
+	sleep(6);
+	n = write(fd, "scan", 4) == 4 && write(fd, "scan", 4) == 4;
+	close(fd);
+	if (!n)
+		return -2;
+	fd = open(DTL_KMEMLEAK, O_RDONLY);
+	if (fd < 0)
+		return -2;
+	while (len < (ssize_t)size - 1 &&
+	       (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	return n < 0 ? -2 : len;
+}
+
 static inline long long dtl_read_ll(const char *path)
 {
 	char buf[64];
@@ -51,6 +99,16 @@ static inline long long dtl_read_ll(const char *path)
 	if (dtl_read_file(path, buf, sizeof(buf)))
 		return -1;
 	return strtoll(buf, NULL, 0);
+}
+
+/* The calling thread's context switches so far: nvcsw + nivcsw. */
+static inline long thread_switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 /* The dynamic PMU type, or -1 when dtl is not loaded. */
@@ -250,6 +308,16 @@ static inline void dtl_sched_sub(struct dtl_sched *d, const struct dtl_sched *a,
 	d->pcount = a->pcount - b->pcount;
 	d->nvcsw = a->nvcsw - b->nvcsw;
 	d->nivcsw = a->nivcsw - b->nivcsw;
+}
+
+static inline void dtl_sched_add(struct dtl_sched *sum,
+				 const struct dtl_sched *s)
+{
+	sum->run_ns += s->run_ns;
+	sum->delay_ns += s->delay_ns;
+	sum->pcount += s->pcount;
+	sum->nvcsw += s->nvcsw;
+	sum->nivcsw += s->nivcsw;
 }
 
 /*
