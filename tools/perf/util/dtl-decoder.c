@@ -4,11 +4,13 @@
  *
  * The kernel writes whole DTL_ENTRY_SIZE-byte records (struct dtl_entry,
  * include/uapi/linux/perf_dtl.h) into the AUX buffer.  A record that does
- * not make sense -- an unknown kind or flag, a CPU other than its stream's,
- * time going backwards on a CPU -- is reported and skipped, never trusted.
+ * not make sense -- an unknown kind, a CPU other than its stream's or
+ * beyond the recording machine's, time going backwards on a CPU -- is
+ * reported and skipped, never trusted.  Unknown flags are only counted.
  * In snapshot mode successive snapshots may overlap: a CPU's records carry
  * increasing sequence numbers, so the ones seen already are dropped.
  */
+#include <byteswap.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,26 +50,53 @@ static int dtl_corrupt(struct dtl_decoder *d, size_t *pos, size_t at,
 	return -1;
 }
 
+/*
+ * Records are in the byte order of the machine that wrote them; perf.data
+ * says when that is not this one's.  The unions swap alike: all their
+ * members are of one size.
+ */
+static void dtl_entry_swap(struct dtl_entry *e)
+{
+	e->time = bswap_64(e->time);
+	e->seq = bswap_64(e->seq);
+	e->prev_pid = bswap_32(e->prev_pid);
+	e->prev_tid = bswap_32(e->prev_tid);
+	e->next_pid = bswap_32(e->next_pid);
+	e->next_tid = bswap_32(e->next_tid);
+	e->wait_ns = bswap_64(e->wait_ns);
+	e->blocked_ns = bswap_64(e->blocked_ns);
+	e->ran_ns = bswap_64(e->ran_ns);
+	e->steal_ns = bswap_32(e->steal_ns);
+	e->cpu = bswap_16(e->cpu);
+}
+
 int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
 		     size_t *pos, struct dtl_entry *e)
 {
+	unsigned int max_cpu = d->nr_cpus ? d->nr_cpus - 1 : DTL_MAX_CPU;
+	unsigned int unknown;
 	size_t at = *pos;
 
 	if (at > len || len - at < DTL_ENTRY_SIZE)
 		return 0;
 	memcpy(e, (const char *)buf + at, sizeof(*e));
+	if (d->swap)
+		dtl_entry_swap(e);
 
 	if (e->kind >= DTL_KIND_MAX)
 		return dtl_corrupt(d, pos, at, "unknown kind", e->kind);
-	if (e->flags & ~DTL_KNOWN_FLAGS)
-		return dtl_corrupt(d, pos, at, "unknown flags", e->flags);
 	if (d->cpu >= 0 && e->cpu != d->cpu)
 		return dtl_corrupt(d, pos, at, "in this CPU's data, a record of cpu",
 				   e->cpu);
+	if (e->cpu > max_cpu)
+		return dtl_corrupt(d, pos, at, "a record of a CPU the machine did not have: cpu",
+				   e->cpu);
 	if (e->kind == DTL_KIND_MIGRATE &&
-	    (e->from_cpu > DTL_MAX_CPU || e->to_cpu > DTL_MAX_CPU))
+	    (e->from_cpu > max_cpu || e->to_cpu > max_cpu))
 		return dtl_corrupt(d, pos, at, "migration to or from cpu",
-				   e->from_cpu > DTL_MAX_CPU ? e->from_cpu : e->to_cpu);
+				   e->from_cpu > max_cpu ? e->from_cpu : e->to_cpu);
+	unknown = e->flags & ~DTL_KNOWN_FLAGS;
+	e->flags &= DTL_KNOWN_FLAGS;
 	/* Snapshots of an overwritten buffer overlap: drop what was seen. */
 	if (e->kind != DTL_KIND_LOST && d->cpu >= 0 && d->have_seq &&
 	    e->seq <= d->last_seq) {
@@ -75,9 +104,14 @@ int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
 		*pos = at + DTL_ENTRY_SIZE;
 		return -2;
 	}
-	/* A CPU logs in time order; LOST records carry the drain's time. */
+	/*
+	 * A CPU logs in time order.  LOST records are not checked: they have
+	 * the time of the gap they report, or of the drain that found it.
+	 */
 	if (e->kind != DTL_KIND_LOST && d->cpu >= 0 && e->time < d->last_time)
 		return dtl_corrupt(d, pos, at, "time going back to", e->time);
+	/* Counted when consumed: a record may be read more than once. */
+	d->cur_unknown_flags = unknown;
 	return 1;
 }
 
@@ -85,6 +119,8 @@ void dtl_decoder_consume(struct dtl_decoder *d, const struct dtl_entry *e,
 			 size_t *pos)
 {
 	*pos += DTL_ENTRY_SIZE;
+	d->unknown_flags += !!d->cur_unknown_flags;
+	d->cur_unknown_flags = 0;
 	if (e->kind == DTL_KIND_LOST) {
 		d->lost += e->lost + e->lapped;
 		return;

@@ -13,6 +13,8 @@
 /* Decoding state of one stream of records (one CPU's, or one task's). */
 struct dtl_decoder {
 	int			cpu;		/* the stream's CPU, or -1 */
+	unsigned int		nr_cpus;	/* CPUs of the recording machine, 0: not known */
+	bool			swap;		/* recorded with the other byte order */
 	unsigned long long	last_time;	/* of the last switch record */
 	unsigned long long	last_seq;	/* ... and its number */
 	bool			have_seq;
@@ -20,6 +22,8 @@ struct dtl_decoder {
 	unsigned long long	records;	/* decoded */
 	unsigned long long	lost;		/* reported by LOST records */
 	unsigned long long	corrupt;	/* skipped */
+	unsigned long long	unknown_flags;	/* records with flags of a newer kernel */
+	unsigned int		cur_unknown_flags; /* ... in the record just read */
 	char			err[128];	/* why the last one was skipped */
 };
 
@@ -30,7 +34,9 @@ void dtl_decoder_init(struct dtl_decoder *d, int cpu);
  * record (the caller moves on with dtl_decoder_consume()), 0 when no whole
  * record is left, -1 for a corrupt record, which is skipped (*@pos moves
  * past it) and described in d->err, -2 for a record of a CPU's stream
- * already seen (snapshots overlap), skipped too.
+ * already seen (snapshots overlap), skipped too.  Flags this decoder does
+ * not know are cleared and counted in d->unknown_flags: a newer kernel may
+ * add flags, and the record is still good.
  */
 int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
 		     size_t *pos, struct dtl_entry *e);

@@ -35,6 +35,7 @@
 #include "record.h"
 #include "sample.h"
 #include "session.h"
+#include "synthetic-events.h"
 #include "thread.h"
 #include "tool.h"
 #include <internal/lib.h>
@@ -49,7 +50,11 @@ struct dtl {
 	struct machine		*machine;
 	u32			pmu_type;
 	u64			sample_id;
+	u64			sample_type;	/* of the synthesized event */
+	unsigned int		nr_cpus;	/* of the recording machine, 0: not known */
 	bool			synth;		/* deliver samples */
+	bool			inject;		/* ... as whole events (perf inject) */
+	u64			aux_partial;	/* dtl's AUX records flagged PARTIAL */
 	bool			data_queued;	/* queued from the index */
 };
 
@@ -113,6 +118,8 @@ static void dtl_dump(struct dtl *dtl, const unsigned char *buf, size_t len)
 	int ret;
 
 	dtl_decoder_init(&dec, -1);
+	dec.nr_cpus = dtl->nr_cpus;
+	dec.swap = dtl->session->header.needs_swap;
 	printf(".\n");
 	color_fprintf(stdout, color,
 		      ". ... DTL data: size %zu bytes, %zu records\n", len,
@@ -144,6 +151,8 @@ static struct dtl_queue *dtl_alloc_queue(struct dtl *dtl, unsigned int nr)
 		dq->dtl = dtl;
 		dq->queue_nr = nr;
 		dtl_decoder_init(&dq->dec, -1);
+		dq->dec.nr_cpus = dtl->nr_cpus;
+		dq->dec.swap = dtl->session->header.needs_swap;
 	}
 	return dq;
 }
@@ -193,7 +202,24 @@ static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 	}
 }
 
-static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e)
+/* The process of thread @tid, as the session knows it; -1 if none. */
+static pid_t dtl_thread_pid(struct dtl *dtl, pid_t tid)
+{
+	struct thread *thread;
+	pid_t pid = -1;
+
+	if (tid == -1)
+		return -1;
+	thread = machine__find_thread(dtl->machine, -1, tid);
+	if (thread) {
+		pid = thread__pid(thread);
+		thread__put(thread);
+	}
+	return pid;
+}
+
+static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e,
+		       const struct auxtrace_queue *queue)
 {
 	union perf_event event;
 	struct perf_sample sample = { .ip = 0, };
@@ -209,12 +235,22 @@ static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e)
 	event.sample.header.type = PERF_RECORD_SAMPLE;
 	event.sample.header.misc = PERF_RECORD_MISC_KERNEL;
 	event.sample.header.size = sizeof(struct perf_event_header);
+	/* The scheduler wrote the record, in the kernel. */
+	sample.cpumode = PERF_RECORD_MISC_KERNEL;
 
-	/* The sample belongs to the task that got the CPU. */
+	/*
+	 * The sample belongs to the task that got the CPU, and weighs what
+	 * it waited for it: "perf report --sort comm,pid" ranks tasks by
+	 * their time waiting for a CPU, "--sort cpu" the CPUs.
+	 */
 	switch (e->kind) {
 	case DTL_KIND_LOST:
-		sample.pid = -1;
-		sample.tid = -1;
+		/*
+		 * A per-thread buffer lost the thread's own records; a CPU's
+		 * buffer lost those of whichever tasks ran there: no task.
+		 */
+		sample.tid = queue->tid;
+		sample.pid = dtl_thread_pid(dtl, queue->tid);
 		break;
 	case DTL_KIND_MIGRATE:
 		sample.pid = e->prev_pid;
@@ -223,15 +259,25 @@ static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e)
 	default:
 		sample.pid = e->next_pid;
 		sample.tid = e->next_tid;
+		sample.period = e->wait_ns;
 		break;
 	}
 	sample.time = e->time;
 	sample.cpu = e->cpu;
 	sample.id = dtl->sample_id;
 	sample.stream_id = dtl->sample_id;
-	sample.period = 1;
 	sample.raw_size = perf_synth__raw_size(raw);
 	sample.raw_data = perf_synth__raw_data(&raw);
+
+	/* perf inject --itrace writes the event out: it must be whole. */
+	if (dtl->inject) {
+		event.sample.header.size =
+			perf_event__sample_event_size(&sample, dtl->sample_type, 0);
+		ret = perf_event__synthesize_sample(&event, dtl->sample_type, 0,
+						    &sample);
+		if (ret)
+			return ret;
+	}
 
 	ret = perf_session__deliver_synth_event(dtl->session, &event, &sample);
 	if (ret)
@@ -241,8 +287,10 @@ static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e)
 
 static int dtl_queue_consume(struct dtl_queue *dq, const struct dtl_entry *e)
 {
+	struct dtl *dtl = dq->dtl;
+
 	dtl_decoder_consume(&dq->dec, e, &dq->pos);
-	return dtl_deliver(dq->dtl, e);
+	return dtl_deliver(dtl, e, &dtl->queues.queue_array[dq->queue_nr]);
 }
 
 static int dtl_setup_queues(struct dtl *dtl)
@@ -262,6 +310,8 @@ static int dtl_setup_queues(struct dtl *dtl)
 			if (!dq)
 				return -ENOMEM;
 			dtl_decoder_init(&dq->dec, queue->cpu);
+			dq->dec.nr_cpus = dtl->nr_cpus;
+			dq->dec.swap = dtl->session->header.needs_swap;
 			queue->priv = dq;
 		}
 		if (dq->on_heap || !dtl_queue_peek(dq, &e))
@@ -310,13 +360,21 @@ static int dtl_process_queues(struct dtl *dtl, u64 timestamp)
 }
 
 static int dtl_process_event(struct perf_session *session,
-			     union perf_event *event __maybe_unused,
+			     union perf_event *event,
 			     struct perf_sample *sample,
 			     const struct perf_tool *tool)
 {
 	struct dtl *dtl = session_to_dtl(session);
 	u64 timestamp = 0;
 
+	/* A gap that dtl's own LOST records report (see dtl_flush()). */
+	if (event->header.type == PERF_RECORD_AUX &&
+	    (event->aux.flags & PERF_AUX_FLAG_PARTIAL)) {
+		struct evsel *evsel = evlist__event2evsel(session->evlist, event);
+
+		if (evsel && evsel->core.attr.type == dtl->pmu_type)
+			dtl->aux_partial++;
+	}
 	if (dump_trace)
 		return 0;
 	if (!tool->ordered_events) {
@@ -378,6 +436,17 @@ static int dtl_flush(struct perf_session *session,
 	if (ret)
 		return ret;
 
+	/*
+	 * dtl flags an AUX record PARTIAL where its LOST record says what is
+	 * missing, and the decoder reports those counts below: perf's own
+	 * warning about gaps in AUX data, which asks about KVM guests, is
+	 * not about them.
+	 */
+	if (dtl->aux_partial &&
+	    session->evlist->stats.total_aux_partial >= dtl->aux_partial)
+		session->evlist->stats.total_aux_partial -= dtl->aux_partial;
+	dtl->aux_partial = 0;
+
 	for (i = 0; i < dtl->queues.nr_queues; i++) {
 		struct dtl_queue *dq = dtl->queues.queue_array[i].priv;
 
@@ -387,6 +456,9 @@ static int dtl_flush(struct perf_session *session,
 		if (dq && dq->dec.corrupt)
 			pr_warning("dtl: cpu %d: %llu corrupt records skipped\n",
 				   dq->dec.cpu, dq->dec.corrupt);
+		if (dq && dq->dec.unknown_flags)
+			pr_warning("dtl: cpu %d: %llu records have flags this perf does not know (a newer kernel's): ignored\n",
+				   dq->dec.cpu, dq->dec.unknown_flags);
 	}
 	return 0;
 }
@@ -475,6 +547,7 @@ static int dtl_synth_events(struct dtl *dtl, struct perf_session *session)
 		return err;
 	}
 	dtl->sample_id = id;
+	dtl->sample_type = attr.sample_type;
 	dtl->synth = true;
 	dtl_set_event_name(session->evlist, id, "dtl");
 	return 0;
@@ -506,6 +579,11 @@ int dtl_process_auxtrace_info(union perf_event *event,
 	dtl->session = session;
 	dtl->machine = &session->machines.host;
 	dtl->pmu_type = info->priv[DTL_PMU_TYPE];
+	dtl->inject = session->itrace_synth_opts &&
+		      session->itrace_synth_opts->inject;
+	/* Records of CPUs beyond these are not trusted (0: no header). */
+	if (session->header.env.nr_cpus_avail > 0)
+		dtl->nr_cpus = session->header.env.nr_cpus_avail;
 
 	dtl->auxtrace.process_event = dtl_process_event;
 	dtl->auxtrace.process_auxtrace_event = dtl_process_auxtrace_event;
@@ -574,7 +652,7 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 				 struct record_opts *opts)
 {
 	struct dtl_recording *dr = container_of(itr, struct dtl_recording, itr);
-	struct evsel *evsel;
+	struct evsel *evsel, *dtl_evsel = NULL;
 
 	if (opts->auxtrace_sample_mode) {
 		pr_err("dtl: AUX area sampling is not supported\n");
@@ -594,6 +672,27 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 			       evsel__name(evsel));
 			return -EINVAL;
 		}
+		/*
+		 * A session maps one AUX buffer per CPU or thread, and every
+		 * trace event of it would write there.
+		 */
+		if (dtl_evsel) {
+			pr_err("dtl: %s and %s: one dtl trace event per session; its kinds= can select several kinds, and dtl/all/ has them all\n",
+			       evsel__name(dtl_evsel), evsel__name(evsel));
+			return -EINVAL;
+		}
+		/*
+		 * The AUX buffer is mapped through the first event of the
+		 * list, which must be dtl's: it goes to the front below.  A
+		 * group's members go with their leader, so a group led by
+		 * another event cannot have it.
+		 */
+		if (!evsel__is_group_leader(evsel)) {
+			pr_err("dtl: %s cannot be a member of a group led by %s: its AUX buffer is mapped through the group leader; record it outside the group, or as the leader\n",
+			       evsel__name(evsel), evsel__name(evsel__leader(evsel)));
+			return -EINVAL;
+		}
+		dtl_evsel = evsel;
 		if (opts->user_freq != UINT_MAX) {
 			pr_err("dtl: the sample period is the poll interval in ns: use -c, not -F\n");
 			return -EINVAL;
@@ -607,6 +706,14 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 		evsel__set_sample_bit(evsel, CPU);
 		opts->full_auxtrace = true;
 	}
+
+	/*
+	 * perf maps the AUX area through the first event on each CPU: with
+	 * "-e sched:sched_switch -e dtl/all/" it would map none, and the
+	 * records would all be lost.  As intel-pt does, dtl goes first.
+	 */
+	if (dtl_evsel)
+		evlist__to_front(evlist, dtl_evsel);
 
 	if (opts->full_auxtrace && !opts->auxtrace_mmap_pages) {
 		/* 1 MiB: 16384 records, about a second of switches. */
@@ -679,6 +786,23 @@ static int dtl_snapshot_finish(struct auxtrace_record *itr)
 	return dtl_snapshot_toggle(itr, true);
 }
 
+/*
+ * Where a snapshot begins.  The kernel's head only grows, also when it
+ * overwrites the buffer, so once the head is more than a buffer ahead of
+ * the last snapshot the whole buffer is new: without this, perf would
+ * take only the head's offset past the last wrap, and snapshots shrank
+ * once the buffer had wrapped.
+ */
+static int dtl_find_snapshot(struct auxtrace_record *itr __maybe_unused,
+			     int idx __maybe_unused, struct auxtrace_mmap *mm,
+			     unsigned char *data __maybe_unused, u64 *head,
+			     u64 *old)
+{
+	if (*head - *old > mm->len)
+		*old = *head - mm->len;
+	return 0;
+}
+
 /* Records carry their own timestamps: buffers need no reference. */
 static u64 dtl_reference(struct auxtrace_record *itr __maybe_unused)
 {
@@ -719,6 +843,7 @@ struct auxtrace_record *dtl_recording_init(struct evlist *evlist, int *err)
 	dr->itr.parse_snapshot_options = dtl_parse_snapshot_options;
 	dr->itr.snapshot_start = dtl_snapshot_start;
 	dr->itr.snapshot_finish = dtl_snapshot_finish;
+	dr->itr.find_snapshot = dtl_find_snapshot;
 	dr->itr.read_finish = auxtrace_record__read_finish;
 	dr->itr.alignment = DTL_ENTRY_SIZE;
 	return &dr->itr;
