@@ -6,8 +6,10 @@
 #   make setup        install packages, fetch the kernel under test (idempotent)
 #   make demo         build, boot, load dtl, perf stat + perf record + perf script
 #   make check        every test (TAP), ends with "N passed, N failed, N skipped"
+#   make check-rt     build the PREEMPT_RT debug kernel once (~20 min), then make check
 #   make checkpatch   checkpatch.pl --strict from the 6.12 tree over our files
 #   make bench        benchmarks, prints tables
+#   make fuzz         perf script/report (ASan) over mutated dtl recordings, 10 min
 #   make vm-run SCRIPT=path   run any script in the guest with dtl loaded
 #   make module       the out-of-tree module against Debian's headers
 #   make perf         perf 6.12 with dtl's decoder (perf-dtl in the guest)
@@ -31,7 +33,7 @@ KERNEL_FILES	:= $(shell git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
 			'arch/*.c' 'arch/*.h' 'tools/*.c' 'tools/*.h' 2>/dev/null | \
 			grep -v '^tools/include/')
 
-.PHONY: all setup module selftests perf demo check checkpatch bench vm-run clean
+.PHONY: all setup module selftests perf demo check check-rt checkpatch bench fuzz vm-run clean
 
 all: module
 
@@ -53,11 +55,21 @@ demo: module selftests perf
 check: module selftests perf
 	@$(TB)/check.sh
 
+# Build the PREEMPT_RT debug kernel (~20 min), then run "make check",
+# which runs the guest suite on it too from then on.
+check-rt: setup
+	@DTL_FLAVOUR=rt $(TB)/build-debug-kernel.sh >/dev/null
+	@$(MAKE) --no-print-directory check
+
 checkpatch: setup
 	@$(TB)/checkpatch.sh $(KERNEL_FILES)
 
 bench: module selftests perf
 	@bench/run.sh
+
+# make check runs it for 60 s.
+fuzz: setup
+	@DTL_FUZZ_SECONDS=$${DTL_FUZZ_SECONDS:-600} $(TB)/fuzz/run.sh
 
 ifeq ($(ARCH),arm64)
 vm-run: setup

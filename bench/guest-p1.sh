@@ -8,8 +8,12 @@
 #   P2 <mode> <perf.data bytes> <switches>
 #   P5 <mode> <perf script centiseconds> <switches>
 #   P6 dtl <records lost>
+#   P5L <tool> <scale> <centiseconds> <switches>: decoding one dtl recording
+#       of 1x, 4x and 16x LINEAR_LOOPS round trips with perf script, perf
+#       report and the latency summary (the dlfilter)
 ROUNDS=${ROUNDS:-3}
 LOOPS=${LOOPS:-10000}
+LINEAR_LOOPS=${LINEAR_LOOPS:-2500}
 
 . /dtl/guest-lib.sh
 wait_quiet
@@ -42,5 +46,22 @@ for r in $(seq $ROUNDS); do
 			perf script -i /tmp/b.data >/dev/null 2>&1
 		fi
 		echo "P5 $mode $(($(now_cs) - t0)) $((c1 - c0))"
+	done
+done
+
+dlf=$(perf-dtl --exec-path)/dlfilters/dlfilter-dtl-runqlat.so
+for k in 1 4 16; do
+	rm -f /tmp/b.data
+	c0=$(cs)
+	LOOPS=$((LINEAR_LOOPS * k)) pipe_usecs perf-dtl record -q -o /tmp/b.data -e dtl/all/ -a -- >/dev/null
+	c1=$(cs)
+	for tool in script report summary; do
+		t0=$(now_cs)
+		case $tool in
+		script)  perf-dtl script -i /tmp/b.data >/dev/null 2>&1 ;;
+		report)  perf-dtl report -i /tmp/b.data --stdio --sort comm,pid >/dev/null 2>&1 ;;
+		summary) perf-dtl script -i /tmp/b.data --dlfilter "$dlf" >/dev/null 2>&1 ;;
+		esac
+		echo "P5L $tool $k $(($(now_cs) - t0)) $((c1 - c0))"
 	done
 done

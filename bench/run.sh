@@ -8,6 +8,10 @@ set -euo pipefail
 log=$(mktemp)
 trap 'rm -f "$log" "$log.sh"' EXIT
 ROUNDS=${ROUNDS:-5}
+# PARTS: which guest runs, of p4 (counting), p1 (tracing), p7 (storm, drains).
+PARTS=${PARTS:-p4 p1 p7}
+want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+if want p4; then
 echo "# P4: perf bench sched pipe on one CPU, usecs per round trip (guest time, -icount shift=3)"
 sed "s/^ROUNDS=.*/ROUNDS=$ROUNDS/" "$DTL_TOP/bench/guest-p4.sh" >"$log.sh"
 cc -O2 -Wall -I"$DTL_TOP/tools/dtl" -o "$log.rc" "$DTL_TOP/bench/dtl_readcost.c"
@@ -52,7 +56,9 @@ END {
 		printf "%-34s %6d %12.1f %14s %8.1f %6s\n", "self-read from the mmap page", n["selfread"], median("selfread"), "x cheaper:", median("read") / median("selfread"), ">=10"
 	}
 }' "$log"
+fi
 
+if want p1; then
 echo
 echo "# P1/P2/P5/P6: perf bench sched pipe on CPU 0 while recording all CPUs (guest time, -icount shift=3)"
 sed "s/^ROUNDS=.*/ROUNDS=$ROUNDS/" "$DTL_TOP/bench/guest-p1.sh" >"$log.sh"
@@ -69,6 +75,7 @@ function median(key, n,   i, j, t, a) {
 /^P2 [a-z]+ [0-9]+ [0-9]+$/ { v["p2" $2, ++n2[$2]] = $3 / ($4 ? $4 : 1) }
 /^P5 [a-z]+ [0-9]+ [0-9]+$/ { v["p5" $2, ++n5[$2]] = $3 * 10000000 / ($4 ? $4 : 1) }
 /^P6 dtl [0-9]+$/ { lost += $3; n6++ }
+/^P5L [a-z]+ [0-9]+ [0-9]+ [0-9]+$/ { l[$2, $3] = $4 * 10000 / ($5 ? $5 : 1); ls[$3] = $5 }
 END {
 	if (!n1["none"] || !n1["dtl"] || !n1["tracepoints"]) { print "P1: no results"; exit 1 }
 	base = median("p1none", n1["none"])
@@ -90,4 +97,62 @@ END {
 		printf "  %-42s %10.2f %8.2f\n", m[i], c[m[i]], c[m[i]] / c["dtl"]
 	}
 	printf "P6: dtl records lost at default settings: %d in %d runs (goal 0)\n", lost, n6
+	if (ls[1]) {
+		printf "%-44s %10s %10s %10s %8s\n", "P5: dtl decode us per switch, by size", "1x", "4x", "16x", "16x/1x"
+		printf "  %-42s %10d %10d %10d\n", "context switches recorded", ls[1], ls[4], ls[16]
+		split("script report summary", tl, " ")
+		name["script"] = "perf script"; name["report"] = "perf report --sort comm,pid"
+		name["summary"] = "perf script --dlfilter (summary)"
+		for (i = 1; i <= 3; i++)
+			printf "  %-42s %10.1f %10.1f %10.1f %8.2f\n", name[tl[i]], l[tl[i], 1], l[tl[i], 4], l[tl[i], 16], l[tl[i], 16] / (l[tl[i], 1] ? l[tl[i], 1] : 1)
+		printf "  (linear decoding keeps us per switch flat: 16x/1x near 1)\n"
+	}
 }' "$log"
+fi
+
+if want p7; then
+echo
+echo "# P7/P8: open/close storm (2 vCPUs) and interrupts-off drains (1 vCPU: see guest-p8.sh), guest time, -icount shift=3"
+sed "s/^ROUNDS=.*/ROUNDS=$ROUNDS/" "$DTL_TOP/bench/guest-p7.sh" >"$log.sh"
+cc -O2 -Wall -o "$log.st" "$DTL_TOP/bench/dtl_storm.c"
+"$DTL_TOP/testbed/vm-run.sh" -s -t 1800 -q "-icount shift=3,sleep=off" \
+	-f "$log.st=dtl/dtl_storm" -f "$DTL_TOP/bench/guest-lib.sh=dtl/guest-lib.sh" \
+	"$log.sh" >"$log"
+rm -f "$log.st"
+sed "s/^ROUNDS=.*/ROUNDS=${P8_ROUNDS:-5}/" "$DTL_TOP/bench/guest-p8.sh" >"$log.sh"
+DTL_SMP=1 "$DTL_TOP/testbed/vm-run.sh" -s -t 1800 -q "-icount shift=3,sleep=off" \
+	-f "$DTL_TOP/bench/guest-lib.sh=dtl/guest-lib.sh" "$log.sh" >>"$log"
+awk '
+function median(key, n,   i, j, t, a) {
+	for (i = 1; i <= n; i++) a[i] = v[key, i]
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+		if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+/^P7 (busy|clock|cs|dtl) [0-9]+ [0-9]+ [0-9]+ [0-9.]+$/ { n7[$2]++; opens[$2] = $3; v["ipi" $2, n7[$2]] = $4; v["ms" $2, n7[$2]] = $5; v["rate" $2, n7[$2]] = $6 }
+/^P8 [0-9]+ [0-9]+ [0-9]+ [0-9]+$/ {
+	n8++
+	if ($2 > pns) pns = $2; if ($3 > prec) prec = $3
+	if ($4 > sns) sns = $4; if ($5 > srec) srec = $5
+	v["p8", n8] = $2
+}
+END {
+	if (!n7["busy"] || !n7["clock"] || !n7["cs"] || !n7["dtl"] || !n8) { print "P7/P8: no results"; exit 1 }
+	printf "%-44s %6s %9s %9s %13s %13s\n", "P7: open+close storm by nobody on CPU 0", "opens", "CPU1 IPIs", "storm ms", "CPU1 vs busy", "vs cpu-clock"
+	busy = median("ratebusy", n7["busy"]); clock = median("rateclock", n7["clock"])
+	split("busy clock cs dtl", e, " ")
+	name["busy"] = "none: CPU 0 busy in user space"
+	name["clock"] = "perf cpu-clock"
+	name["cs"] = "perf context-switches (flips a static key)"
+	name["dtl"] = "dtl/dispatches/ (goal: slowed <= 1%)"
+	for (i = 1; i <= 4; i++) {
+		x = median("rate" e[i], n7[e[i]])
+		printf "  %-42s %6d %9d %9d %+12.2f%% %+12.2f%%\n", name[e[i]], opens[e[i]], median("ipi" e[i], n7[e[i]]), median("ms" e[i], n7[e[i]]), (x / busy - 1) * 100, (x / clock - 1) * 100
+	}
+	printf "  (CPU 1 work rate while the storm lasts, change against the base; single-threaded TCG\n   shares one host thread between the vCPUs, so CPU 1 gets what CPU 0 leaves)\n"
+	printf "%-44s %10s %10s %10s\n", "P8: longest interrupts-off drain, 4 sessions, 1 vCPU", "us", "records", "goal"
+	printf "  %-42s %10.1f %10d %10s\n", "timer pass (all sessions of a CPU)", pns / 1000, prec, "<=20us"
+	printf "  %-42s %10.1f %10d\n", "stop drain (an event stopping)", sns / 1000, srec
+	printf "  (worst of %d rounds; median pass %.1f us)\n", n8, median("p8", n8) / 1000
+}' "$log"
+fi

@@ -11,14 +11,32 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-frag=$DTL_TOP/testbed/debug.config
-key=$( (echo "$DTL_KREL"; cat "$frag") | sha256sum | cut -c1-12)
-out=$DTL_CACHE/kbuild-debug-$key
+# DTL_FLAVOUR=rt: the same with PREEMPT_RT (testbed/rt.config on top).
+flavour=${DTL_FLAVOUR:-debug}
+frags=("$DTL_TOP/testbed/debug.config")
+case $flavour in
+debug) ;;
+rt) frags+=("$DTL_TOP/testbed/rt.config") ;;
+*) die "DTL_FLAVOUR=$flavour: debug or rt" ;;
+esac
+key=$( (echo "$DTL_KREL"; cat "${frags[@]}") | sha256sum | cut -c1-12)
+out=$DTL_CACHE/kbuild-$flavour-$key
 jobs=$(nproc)
 
 tree=$(dtl_stage_tree)
 
+# DTL_CACHED_ONLY=1: print the build directory if it is built, else fail.
+if [ "${DTL_CACHED_ONLY:-0}" = 1 ]; then
+	[ -f "$out/vmlinux" ] && [ -f "$DTL_CACHE/build/module-$flavour/dtl_pmu.ko" ] ||
+		exit 3
+	"$DTL_TOP/testbed/build-module.sh" "$out" "$DTL_CACHE/build/module-$flavour" >/dev/null
+	echo "$out"
+	exit 0
+fi
+
 mkdir -p "$out"
+frag=$out/fragment.config
+cat "${frags[@]}" >"$frag"
 if [ ! -f "$out/.config.done" ]; then
 	say "configuring the debug kernel in $out"
 	make -s -C "$tree" O="$out" x86_64_defconfig >/dev/null
@@ -38,8 +56,8 @@ if [ ! -f "$out/.config.done" ]; then
 	touch "$out/.config.done"
 fi
 
-say "building the debug kernel (make -j$jobs vmlinux modules) in $out"
+say "building the $flavour kernel (make -j$jobs vmlinux modules) in $out"
 make -s -C "$tree" O="$out" -j"$jobs" vmlinux modules >"$out/build.log" 2>&1 ||
 	{ tail -30 "$out/build.log"; die "debug kernel build failed (log: $out/build.log)"; }
-"$DTL_TOP/testbed/build-module.sh" "$out" "$DTL_CACHE/build/module-debug" >/dev/null
+"$DTL_TOP/testbed/build-module.sh" "$out" "$DTL_CACHE/build/module-$flavour" >/dev/null
 echo "$out"

@@ -6,14 +6,20 @@
 # cover.  The prepared tree is cached; a rerun takes seconds.
 #
 # usage: build-intree.sh [i386]: i386 builds for 32-bit x86 with the
-# host's compiler (-m32), where u64 division and 64-bit hashes differ.
+# host's compiler (-m32), where u64 division and 64-bit hashes differ:
+# dtl depends on 64BIT || COMPILE_TEST, so that build has COMPILE_TEST.
+# arm64 builds dtl into the kernel (CONFIG_PERF_DTL=y): the one build
+# that compiles its built-in steal source, the kernel's paravirt steal
+# clock (the module build for arm64 is cross-built against Debian's
+# headers by build-module.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 tree=$(dtl_stage_tree)
 out=$DTL_BUILD/intree
 karch=x86
-[ "$DTL_ARCH" = arm64 ] && karch=arm64
+want=m
+[ "$DTL_ARCH" = arm64 ] && karch=arm64 want=y
 cross=$DTL_CROSS
 if [ "${1:-}" = i386 ]; then
 	karch=i386
@@ -22,15 +28,23 @@ if [ "${1:-}" = i386 ]; then
 fi
 mk=(make -s -C "$tree" O="$out" ARCH=$karch CROSS_COMPILE="$cross")
 
+cfg=(-e FTRACE -e PERF_EVENTS)
+if [ $want = y ]; then cfg+=(-e PERF_DTL); else cfg+=(-m PERF_DTL); fi
+[ "$karch" = i386 ] && cfg=(-e COMPILE_TEST "${cfg[@]}")
+# The prepared tree is kept for one set of options.
+mark=$out/.prepared-$(echo "${cfg[*]}" | sha256sum | cut -c1-8)
+
 mkdir -p "$out"
-if [ ! -f "$out/.prepared" ]; then
+if [ ! -f "$mark" ]; then
+	rm -f "$out"/.prepared*
 	"${mk[@]}" defconfig >/dev/null
-	"$tree/scripts/config" --file "$out/.config" -e FTRACE -e PERF_EVENTS -m PERF_DTL
+	"$tree/scripts/config" --file "$out/.config" "${cfg[@]}"
 	"${mk[@]}" olddefconfig >/dev/null
-	grep -qx 'CONFIG_PERF_DTL=m' "$out/.config" || die "CONFIG_PERF_DTL=m did not stick"
+	grep -qx "CONFIG_PERF_DTL=$want" "$out/.config" ||
+		die "CONFIG_PERF_DTL=$want did not stick"
 	"${mk[@]}" -j"$(nproc)" modules_prepare >"$out/prepare.log" 2>&1 ||
 		{ tail -20 "$out/prepare.log"; die "modules_prepare failed"; }
-	touch "$out/.prepared"
+	touch "$mark"
 fi
 "${mk[@]}" W=1 drivers/perf/dtl/ >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; die "in-tree build of dtl failed"; }
@@ -44,4 +58,8 @@ if [ "$karch" = i386 ] &&
    nm -u "$out/drivers/perf/dtl/dtl_pmu.o" | grep -E '__(u)?(div|mod)di3'; then
 	die "dtl divides 64-bit values with libgcc's helpers: use div_u64()"
 fi
-echo "$out/drivers/perf/dtl/dtl_pmu.o"
+if [ $want = y ]; then
+	echo "$out/drivers/perf/dtl/built-in.a"
+else
+	echo "$out/drivers/perf/dtl/dtl_pmu.o"
+fi

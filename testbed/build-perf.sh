@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Build perf 6.12 from Debian's linux-source with dtl's decoder and patch
 # (tools/perf/util/dtl.c, patches/perf/), lean enough for the guest; for
-# DTL_ARCH=arm64 cross-built.
+# DTL_ARCH=arm64 cross-built; with DTL_PERF_ASAN=1, for the host with ASan
+# and UBSan (DEBUG=1: -O0, as perf's Build.txt says) and Debian's Python,
+# for the fuzzer and the Python script test.
 # Incremental: a rebuild after a change in dtl.c takes seconds.
 # Prints the path of the perf binary.
 set -euo pipefail
@@ -10,9 +12,16 @@ set -euo pipefail
 
 out=$DTL_BUILD/perf
 tree=$(dtl_stage_tree)
-mkdir -p "$out"
 cross=()
-if [ -n "$DTL_CROSS" ]; then
+python=(NO_LIBPYTHON=1)
+if [ "${DTL_PERF_ASAN:-0}" = 1 ]; then
+	out=$DTL_CACHE/build/perf-asan
+	cross=(DEBUG=1 EXTRA_CFLAGS="-fno-omit-frame-pointer -fsanitize=address,undefined"
+	       LDFLAGS="-fsanitize=address,undefined")
+	python=(PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config)
+fi
+mkdir -p "$out"
+if [ -n "$DTL_CROSS" ] && [ "${DTL_PERF_ASAN:-0}" != 1 ]; then
 	# Against the arm64 packages that setup-arm64.sh unpacked; the BPF
 	# skeletons would need a host bpftool built with the same flags.
 	sr=$DTL_DEBKERNEL/root
@@ -21,11 +30,11 @@ if [ -n "$DTL_CROSS" ]; then
 	       PKG_CONFIG_SYSROOT_DIR="$sr"
 	       PKG_CONFIG_LIBDIR="$sr/usr/lib/aarch64-linux-gnu/pkgconfig:$sr/usr/share/pkgconfig")
 fi
-# python3-config may be a pyenv shim here: build without Python and the
-# other optional libraries the guest does not carry.
+# python3-config may be a pyenv shim here: build without Python (or with
+# Debian's, named) and the other optional libraries the guest does not carry.
 # prefix=/usr: dlfilters are looked up in /usr/libexec/perf-core/dlfilters.
 make -s -C "$tree/tools/perf" O="$out" -j"$(nproc)" "${cross[@]}" prefix=/usr \
-	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBLLVM=1 NO_SLANG=1 NO_CAPSTONE=1 \
+	"${python[@]}" NO_LIBPERL=1 NO_LIBLLVM=1 NO_SLANG=1 NO_CAPSTONE=1 \
 	NO_LIBBABELTRACE=1 NO_JVMTI=1 NO_GTK2=1 NO_LIBPFM4=1 NO_SDT=1 \
 	NO_LIBTRACEEVENT= WERROR=1 >"$out/build.log" 2>&1 ||
 	{ grep -E 'error|Error' -A3 "$out/build.log" | head -40; die "perf build failed (log: $out/build.log)"; }

@@ -31,7 +31,8 @@ done
 cp "$tree"/tools/testing/selftests/dtl/*.sh "$tree/tools/testing/selftests/dtl/settings" \
 	"$out/dtl/"
 cp "$tree/tools/testing/selftests/kselftest/ktap_helpers.sh" "$out/kselftest/"
-cp "$tree"/tools/perf/tests/shell/test_dtl.sh "$out/perf/"
+cp "$tree"/tools/perf/tests/shell/test_dtl.sh "$tree"/tools/perf/tests/shell/test_dtl_pipe.sh \
+	"$tree"/tools/perf/tests/shell/test_dtl_python.sh "$out/perf/"
 # The self-read example, with libperf built in the staging tree (for the
 # host's architecture only: that libperf is shared by the tree).
 [ -z "$DTL_CROSS" ] && make -s -C "$tree/tools/dtl" BUILD="$out/" >/dev/null

@@ -65,6 +65,29 @@ else
 	grep -q '^fuzz: ' <<<"$out" || result host/decoder-fuzz 0 1 0
 fi
 
+echo "# ==== host: perf script/report (ASan, UBSan) over mutated dtl recordings (${DTL_FUZZ_SECONDS:-60} s)"
+if "$DTL_TOP/testbed/fuzz/run.sh"; then
+	result host/perf-data-fuzz 1 0 0
+else
+	result host/perf-data-fuzz 0 1 0
+fi
+
+# The perf Python test on the host, with the fuzzer's perf (which has
+# libpython; the guest's has not) over the seed recordings.
+echo "# ==== host: perf script -s dtl-events.py over the fuzzer's seed recordings"
+if perf=$(DTL_PERF_ASAN=1 "$DTL_TOP/testbed/build-perf.sh"); then
+	for f in "$DTL_TOP"/testbed/fuzz/seeds/*.data; do
+		if PATH=${perf%/*}:$PATH DTL_DATA=$f ASAN_OPTIONS=detect_leaks=0 \
+		   sh "$DTL_TOP/tools/perf/tests/shell/test_dtl_python.sh"; then
+			result "host/perf-python/${f##*/}" 1 0 0
+		else
+			result "host/perf-python/${f##*/}" 0 1 0
+		fi
+	done
+else
+	result host/perf-python 0 1 0
+fi
+
 echo "# ==== host: module build with W=1 against $DTL_KHEADERS"
 if out=$("$DTL_TOP/testbed/build-module.sh" "$DTL_KHEADERS" "$DTL_CACHE/build/module-w1" 2>&1) &&
    ! grep -q 'warning:' <<<"$out"; then
@@ -74,7 +97,7 @@ else
 	result host/build-W=1 0 1 0
 fi
 
-echo "# ==== host: dtl in the tree for i386 (defconfig + PERF_DTL=m, W=1)"
+echo "# ==== host: dtl in the tree for i386 (defconfig + COMPILE_TEST + PERF_DTL=m, W=1)"
 if "$DTL_TOP/testbed/build-intree.sh" i386; then
 	result host/i386-intree-W=1 1 0 0
 else
@@ -117,6 +140,17 @@ else
 	result host/debug-kernel-build 0 1 0
 fi
 
+# PREEMPT_RT: the debug kernel with PREEMPT_RT, an hour to build, so
+# built by "make check-rt" only; run here when it is cached.
+if kbuild=$(DTL_FLAVOUR=rt DTL_CACHED_ONLY=1 "$DTL_TOP/testbed/build-debug-kernel.sh"); then
+	DTL_KERNEL=$kbuild/vmlinux DTL_KO=$DTL_CACHE/build/module-rt/dtl_pmu.ko \
+	DTL_APPEND="kmemleak=on kunit.enable=1" \
+		guest_suite rt -f "$DTL_CACHE/build/module-rt/dtl_kunit.ko=dtl/dtl_kunit.ko"
+else
+	echo "# ==== PREEMPT_RT kernel: not built (make check-rt builds it, ~20 min), skipped"
+	result rt 0 0 1
+fi
+
 # arm64: Debian's arm64 6.12 in QEMU TCG, with the module and the tests
 # cross-built (the debug kernel is x86_64 only: see the README).
 if [ "${DTL_ARM64:-1}" = 0 ]; then
@@ -128,7 +162,7 @@ elif (export DTL_ARCH=arm64
       "$DTL_TOP/testbed/build-perf.sh" >/dev/null &&
       "$DTL_TOP/testbed/build-tests.sh"); then
 	result host/arm64-build 1 0 0
-	echo "# ==== host: dtl in the tree for arm64 (defconfig + PERF_DTL=m, W=1)"
+	echo "# ==== host: dtl in the tree for arm64 (defconfig + PERF_DTL=y, W=1)"
 	if DTL_ARCH=arm64 "$DTL_TOP/testbed/build-intree.sh"; then
 		result host/arm64-intree-W=1 1 0 0
 	else

@@ -10,6 +10,21 @@ DTL_SRC=$DTL_CACHE/linux-source-${DTL_KREL%%+*}
 die() { echo "dtl: $*" >&2; exit 1; }
 say() { echo "dtl: $*" >&2; }
 
+# apt-get update, tried again after a pause: a Debian mirror in the middle
+# of a sync serves index files that do not match their Release file for a
+# few minutes ("File has unexpected size ... Mirror sync in progress?").
+# Still failing, it goes on with what it has: a package that cannot be
+# found then fails where it is needed, by name.
+dtl_apt_update() {
+	local i
+	for i in 1 2 3 4; do
+		apt-get update -qq && return 0
+		say "apt-get update failed (try $i of 4)"
+		[ "$i" = 4 ] || sleep 60
+	done
+	say "going on with the package lists apt has"
+}
+
 # The architecture of the guest and of what is built for it.
 DTL_ARCH=${DTL_ARCH:-x86_64}
 case $DTL_ARCH in

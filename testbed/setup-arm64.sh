@@ -23,7 +23,7 @@ fi
 # apt-get download of :arm64 packages needs the architecture in dpkg.
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	dpkg --add-architecture arm64
-	apt-get update -qq
+	dtl_apt_update
 fi
 
 if [ ! -f "$root/.done-2" ]; then

@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pkgs=(
-	qemu-system-x86 busybox-static cpio zstd rsync python3 file trinity
+	qemu-system-x86 busybox-static cpio zstd rsync python3 python3-dev file trinity
 	build-essential bc flex bison pkg-config libelf-dev libssl-dev
 	clang libclang-rt-14-dev
 	"linux-headers-$DTL_KVER=$DTL_KPKG"
@@ -30,7 +30,7 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	say "installing: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
+	dtl_apt_update
 	apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 \
 		"${missing[@]}" >"${TMPDIR:-/tmp}/dtl-apt.log" 2>&1 ||
 		{ tail -20 "${TMPDIR:-/tmp}/dtl-apt.log"; die "apt-get install failed"; }

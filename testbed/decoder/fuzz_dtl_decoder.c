@@ -19,7 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
+	/*
+	 * The first byte: the stream's CPU (0xff: any), the CPUs known and
+	 * the byte order.
+	 */
 	dtl_decoder_init(&d, data[0] == 0xff ? -1 : data[0] % 4);
+	d.nr_cpus = (data[0] >> 2) % 8;
+	d.swap = data[0] & 0x40;
 	data++;
 	size--;
 	while ((ret = dtl_decoder_next(&d, data, size, &pos, &e))) {

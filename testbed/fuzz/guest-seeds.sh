@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Runs in the guest (make-seeds.sh): the fuzzer's seeds, small dtl
+# recordings of each shape perf reads -- CPU-wide, with a tracepoint,
+# per-task, per-thread, with LOST records, a snapshot, pipe mode -- each
+# printed as base64 between "SEED-BEGIN <name>" and "SEED-END".
+set -e
+cd /tmp
+wl='for i in 1 2 3 4 5 6 7 8; do sleep 0.01; done'
+rec() {
+	perf-dtl record -q -m ,4 --no-buildid "$@"
+}
+rec -o cpu.data -e dtl/all/ -a -- sh -c "$wl"
+rec -o sched.data -e sched:sched_switch -e dtl/all/ -a -- sh -c "$wl"
+rec -o task.data -e dtl/all/ -- sh -c "$wl"
+rec -o thread.data --per-thread -e dtl/all/ -- sh -c "$wl"
+# perf record stopped while 1000 switches fill a 2-page buffer.
+perf-dtl record -q -m 64,2 --no-buildid -o lost.data -e dtl/all/ -C 0 -- sh -c \
+	'kill -STOP $PPID; taskset -c 0 perf-dtl bench sched pipe -l 500 >/dev/null; kill -CONT $PPID'
+perf-dtl record -q -m ,2 --no-buildid -o snap.data -Se -e dtl/all/ -a -- sh -c "$wl"
+rec -o - -e dtl/all/ -a -- sh -c "$wl" >pipe.data
+for f in *.data; do
+	echo "SEED-BEGIN $f"
+	base64 "$f"
+	echo "SEED-END"
+done
