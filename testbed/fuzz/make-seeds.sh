@@ -6,6 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
+mkdir -p "$DTL_TOP/testbed/fuzz/seeds"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$DTL_TOP/testbed/vm-run.sh" -s -o "$tmp" "$DTL_TOP/testbed/fuzz/guest-seeds.sh"

@@ -28,9 +28,10 @@ RECORD_AUX = 11
 RECORD_AUXTRACE_INFO = 70
 RECORD_AUXTRACE = 71
 
+SUPP = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ubsan.supp')
 ENV = dict(os.environ,
            ASAN_OPTIONS='detect_leaks=0:abort_on_error=1:allocator_may_return_null=1',
-           UBSAN_OPTIONS='print_stacktrace=1:halt_on_error=1',
+           UBSAN_OPTIONS='print_stacktrace=1:halt_on_error=1:suppressions=' + SUPP,
            PERF_PAGER='cat')
 COMMANDS = (
     ['script', '-F', 'comm,tid,cpu,time,event,synth'],
@@ -109,7 +110,9 @@ def run(perf, path, cmd):
         if sign in err:
             i = err.index(sign)
             return 'perf %s: %s' % (' '.join(cmd), err[max(0, i - 200):i + 1500])
-    if p.returncode < 0 or p.returncode >= 128:
+    # perf exits with a negative errno (e.g. 234 for -EINVAL) when it
+    # refuses a file: that is an answer.  Only a signal is a crash.
+    if p.returncode < 0:
         return 'perf %s: killed by signal %d\n%s' % (' '.join(cmd),
                                                       -p.returncode, err[-1500:])
     return None

@@ -31,9 +31,10 @@ if [ -z "$data" ]; then
 		{ echo "FAIL: perf record"; exit 1; }
 fi
 
-# One line per record, blanks squeezed, "comm:pid/tid" as "pid/tid".
+# One line per dtl record, blanks squeezed, "comm:pid/tid" as "pid/tid";
+# the other events of the file (sched:*) print only "[cpu] time:".
 normal() {
-	awk '{
+	awk 'NF > 2 {
 		$1 = $1
 		for (i = 1; i <= NF; i++)
 			if ($i ~ /:[0-9]+\/[0-9]+$/)
