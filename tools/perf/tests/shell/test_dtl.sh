@@ -448,7 +448,8 @@ fi
 # command ends when it is there.  Its switch-outs, counted by the
 # scheduler while it waits on either FIFO, are all in the recording, once.
 for how in -p -t --per-thread --switch-output; do
-	rm -f "$tmp/go" "$tmp/park" "$tmp/done" "$tmp"/att "$tmp"/att.*
+	rm -rf "$tmp/go" "$tmp/park" "$tmp/done" "$tmp/att"
+	mkdir "$tmp/att"
 	mkfifo "$tmp/go" "$tmp/park"
 	sh -c "read x <'$tmp/go'; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done; touch '$tmp/done'; read x <'$tmp/park'" &
 	task=$!
@@ -462,24 +463,24 @@ for how in -p -t --per-thread --switch-output; do
 	*) attach="$how $task" ;;
 	esac
 	# shellcheck disable=SC2086 # $attach is options
-	perf record -q -o "$tmp/att" -e dtl/all/ $attach -- \
+	perf record -q -o "$tmp/att/data" -e dtl/all/ $attach -- \
 		sh -c "echo >'$tmp/go'; while [ ! -e '$tmp/done' ]; do sleep 0.05; $nudge done
-		       while ! grep -q -e wait_for_partner -e fifo /proc/$task/wchan; do sleep 0.05; done" 2>"$tmp/att.err" ||
-		fail "perf record $how: $(cat "$tmp/att.err")"
+		       while ! grep -q -e wait_for_partner -e fifo /proc/$task/wchan; do sleep 0.05; done" 2>"$tmp/rec.err" ||
+		fail "perf record $how: $(cat "$tmp/rec.err")"
 	after=$(awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }' /proc/$task/status)
 	echo >"$tmp/park"
 	wait $task
-	# With --switch-output, perf named each file att.<timestamp>.
+	# With --switch-output, perf named each file data.<timestamp>.
 	files=0
-	for f in "$tmp"/att "$tmp"/att.*; do
+	: >"$tmp/att.script"
+	for f in "$tmp"/att/data*; do
 		[ -e "$f" ] || continue
-		perf script -i "$f" -F synth 2>>"$tmp/att.serr" >"$f.script" ||
-			fail "perf script -i $f"
-		grep -q . "$f.script" && files=$((files + 1))
+		perf script -i "$f" -F synth 2>"$tmp/script.err" >"$tmp/one.script" ||
+			fail "perf script -i $f: $(head -3 "$tmp/script.err")"
+		grep -q . "$tmp/one.script" && files=$((files + 1))
+		cat "$tmp/one.script" >>"$tmp/att.script"
 	done
-	out=$(cat "$tmp"/att*.script |
-		awk -v t="/$task " '($1 == "preempt" || $1 == "block") && index($3 " ", t) { c++ } END { print c + 0 }')
-	rm -f "$tmp"/att*.script
+	out=$(awk -v t="/$task " '($1 == "preempt" || $1 == "block") && index($3 " ", t) { c++ } END { print c + 0 }' "$tmp/att.script")
 	echo "perf record $how: $out switch-outs of $task recorded in $files files, $((after - before)) counted"
 	[ "$how" != --switch-output ] || [ "$files" -ge 2 ] ||
 		fail "perf record --switch-output: dtl records in $files files"

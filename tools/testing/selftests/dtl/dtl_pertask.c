@@ -453,7 +453,7 @@ TEST(child_exits_parent_counts)
 	sw[2] = thread_switches();
 	after = dtl_count(fd);
 	sw[3] = thread_switches();
-	TH_LOG("parent + child: +%lld dispatches; parent switches +%lld..%lld, child %llu before exit, %llu at exit",
+	TH_LOG("+%lld dispatches; parent +%lld..%lld, child %llu before exit, %llu at exit",
 	       after - before, sw[2] - sw[1], sw[3] - sw[0],
 	       dtl_sched_switches(&last), dtl_sched_switches(&zombie));
 	EXPECT_EQ(0, si.si_status);
