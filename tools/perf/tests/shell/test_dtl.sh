@@ -109,18 +109,19 @@ cmp -s "$tmp/rep.script" "$tmp/rep.report" ||
 	fail "perf report's periods are not the waits: $(diff "$tmp/rep.script" "$tmp/rep.report" | head -6)"
 
 # 1d. perf inject --itrace writes the records as samples to a new file,
-# which perf script reads as it read the recording.  (Task names are left
-# out: in the new file perf script names the outgoing task of an exit
-# record "-".)
+# which perf script reads as it read the recording, task names included:
+# each sleep's exit record names the sleep, whose PERF_RECORD_EXIT came
+# before its last switch (patches/perf/0002).
 perf inject --itrace -i "$tmp/rep" -o "$tmp/inj" 2>"$tmp/inj.err" ||
 	fail "perf inject --itrace: $(cat "$tmp/inj.err")"
-perf script -i "$tmp/rep" -F tid,cpu,time,synth 2>/dev/null |
-	sed -E 's|[^ ]*:([0-9]+/[0-9]+)|\1|g' >"$tmp/rep.lines"
-perf script -i "$tmp/inj" -F tid,cpu,time,synth 2>/dev/null |
-	sed -E 's|[^ ]*:([0-9]+/[0-9]+)|\1|g' >"$tmp/inj.lines"
-echo "perf inject --itrace: $(grep -c seq= "$tmp/inj.lines") of $(grep -c seq= "$tmp/rep.lines") records"
+perf script -i "$tmp/rep" -F tid,cpu,time,synth 2>/dev/null >"$tmp/rep.lines"
+perf script -i "$tmp/inj" -F tid,cpu,time,synth 2>/dev/null >"$tmp/inj.lines"
+nexit=$(grep -c ' exit seq=[0-9]* sleep:' "$tmp/inj.lines")
+echo "perf inject --itrace: $(grep -c seq= "$tmp/inj.lines") of $(grep -c seq= "$tmp/rep.lines") records, $nexit exits of sleep by name"
 [ "$(grep -c seq= "$tmp/rep.lines")" -ge 20 ] && cmp -s "$tmp/rep.lines" "$tmp/inj.lines" ||
 	fail "perf inject --itrace: the new file's records differ: $(diff "$tmp/rep.lines" "$tmp/inj.lines" | head -4)"
+[ "$nexit" -ge 10 ] ||
+	fail "perf inject --itrace: $nexit exit records name the 10 sleeps: $(grep ' exit ' "$tmp/inj.lines" | head -3)"
 
 # 1e. perf data convert --to-json: a sample per record, with its fields;
 # the waits add up to what perf script shows.
