@@ -44,6 +44,7 @@
 #define NR_SLOTS	32
 #define RUNS_KEPT	1024	/* per CPU, for who=TID */
 #define NSEC_PER_MSEC	1000000ULL
+#define COMM_LEN	16	/* a name in the sample's raw data */
 
 /* Filled in by perf. */
 struct perf_dlfilter_fns perf_dlfilter_fns;
@@ -288,13 +289,19 @@ static void print_msecs(__u64 ns)
 	printf("%6llu.%03llu ", ns / NSEC_PER_MSEC, ns % NSEC_PER_MSEC / 1000);
 }
 
-/* One row of timehist: @e ends the run of its outgoing task. */
-static void timehist_row(const struct dtl_entry *e)
+/*
+ * One row of timehist: @e ends the run of its outgoing task, named
+ * @prev_comm by the sample (NULL: by its last dispatch).
+ */
+static void timehist_row(const struct dtl_entry *e, const char *prev_comm)
 {
 	struct task *t = e->prev_tid ? task_find(e->prev_tid, false) : NULL;
 	char name[40], comm[16];
 
-	task_name(e->prev_tid, comm, sizeof(comm));
+	if (e->prev_tid && prev_comm)
+		snprintf(comm, sizeof(comm), "%s", prev_comm);
+	else
+		task_name(e->prev_tid, comm, sizeof(comm));
 	if (!e->prev_tid)
 		snprintf(name, sizeof(name), "%s", comm);
 	else if (e->prev_tid != e->prev_pid)
@@ -369,7 +376,8 @@ static void add_lost(const struct dtl_entry *e)
 	};
 }
 
-static void add_dispatch(struct cpu *c, const struct dtl_entry *e, void *ctx)
+static void add_dispatch(struct cpu *c, const struct dtl_entry *e,
+			 const char *next_comm, void *ctx)
 {
 	const struct perf_dlfilter_al *al;
 	struct task *t = task_find(e->next_tid, true);
@@ -378,10 +386,19 @@ static void add_dispatch(struct cpu *c, const struct dtl_entry *e, void *ctx)
 		oom = true;
 		return;
 	}
-	/* The latest name: a task named at fork is renamed by exec. */
-	al = perf_dlfilter_fns.resolve_ip(ctx);
-	if (al && al->comm)
-		snprintf(t->comm, sizeof(t->comm), "%s", al->comm);
+	/*
+	 * The latest name: a task named at fork is renamed by exec.  The
+	 * sample carries it; older samples need resolve_ip(), which makes
+	 * perf load the kernel's symbols once (seconds under emulation).
+	 */
+	if (next_comm) {
+		if (next_comm[0])
+			snprintf(t->comm, sizeof(t->comm), "%s", next_comm);
+	} else {
+		al = perf_dlfilter_fns.resolve_ip(ctx);
+		if (al && al->comm)
+			snprintf(t->comm, sizeof(t->comm), "%s", al->comm);
+	}
 	t->pid = e->next_pid;
 	t->dispatched = true;
 	t->last_wait = e->wait_ns;
@@ -397,9 +414,22 @@ static void add_dispatch(struct cpu *c, const struct dtl_entry *e, void *ctx)
 		who_delayed(c, e);
 }
 
+/* A name the sample carries after its record (empty: not known). */
+static const char *sample_comm(const struct perf_dlfilter_sample *sample,
+			       size_t off)
+{
+	const char *comm = (const char *)sample->raw_data + off;
+
+	if (sample->raw_size < off + COMM_LEN || !comm[0] ||
+	    strnlen(comm, COMM_LEN) == COMM_LEN)
+		return NULL;
+	return comm;
+}
+
 int filter_event(void *data, const struct perf_dlfilter_sample *sample,
 		 void *ctx)
 {
+	const char *prev_comm, *next_comm;
 	const struct dtl_entry *e;
 	struct cpu *c;
 
@@ -408,8 +438,18 @@ int filter_event(void *data, const struct perf_dlfilter_sample *sample,
 	    sample->raw_size < 4 + sizeof(*e) || oom)
 		return 1;
 
-	/* The raw data starts with 4 bytes of padding, then the record. */
+	/*
+	 * The raw data starts with 4 bytes of padding, then the record,
+	 * then (since the names were added) the two tasks' names.
+	 */
 	e = (const struct dtl_entry *)((const char *)sample->raw_data + 4);
+	prev_comm = sample_comm(sample, 4 + sizeof(*e));
+	next_comm = sample_comm(sample, 4 + sizeof(*e) + COMM_LEN);
+	/* A sample too short for names: resolve_ip() as before. */
+	if (sample->raw_size < 4 + sizeof(*e) + 2 * COMM_LEN)
+		next_comm = NULL;
+	else if (!next_comm)
+		next_comm = "";
 	nr_records++;
 	if (e->kind == DTL_KIND_LOST) {
 		add_lost(e);
@@ -434,9 +474,9 @@ int filter_event(void *data, const struct perf_dlfilter_sample *sample,
 			c->nr_runs++;
 	}
 	if (timehist)
-		timehist_row(e);
+		timehist_row(e, prev_comm);
 	if (e->next_tid)
-		add_dispatch(c, e, ctx);
+		add_dispatch(c, e, next_comm, ctx);
 	return 1;
 }
 

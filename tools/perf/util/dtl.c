@@ -74,15 +74,15 @@ static struct dtl *session_to_dtl(struct perf_session *session)
 	return container_of(session->auxtrace, struct dtl, auxtrace);
 }
 
-/* The comm of @tid, or "-" if the session does not know it. */
+/* The comm of @tid, or @unknown if the session does not know it. */
 static void dtl_comm(struct machine *machine, u32 pid, u32 tid, char *buf,
-		     size_t len)
+		     size_t len, const char *unknown)
 {
 	struct thread *thread = NULL;
 
 	if (machine)
 		thread = machine__find_thread(machine, pid, tid);
-	snprintf(buf, len, "%s", thread ? thread__comm_str(thread) : "-");
+	snprintf(buf, len, "%s", thread ? thread__comm_str(thread) : unknown);
 	thread__put(thread);
 }
 
@@ -92,20 +92,35 @@ static int dtl_fprintf_entry(const struct dtl_entry *e,
 {
 	char a[32], b[32], line[256];
 
-	dtl_comm(machine, e->prev_pid, e->prev_tid, a, sizeof(a));
-	dtl_comm(machine, e->next_pid, e->next_tid, b, sizeof(b));
+	dtl_comm(machine, e->prev_pid, e->prev_tid, a, sizeof(a), "-");
+	dtl_comm(machine, e->next_pid, e->next_tid, b, sizeof(b), "-");
 	dtl_entry_snprintf(line, sizeof(line), e, a, b);
 	return fputs(line, fp) < 0 ? 0 : (int)strlen(line);
+}
+
+/* A name carried by the sample, if it has one. */
+static const char *dtl_synth_comm(const char *comm, size_t len)
+{
+	return comm[0] && strnlen(comm, len) < len ? comm : NULL;
 }
 
 int perf_sample__fprintf_synth_dtl(struct perf_sample *sample,
 				   struct machine *machine, FILE *fp)
 {
 	struct perf_synth_dtl *data = perf_sample__synth_ptr(sample);
+	const char *a = NULL, *b = NULL;
+	char line[256];
 
-	if (sample->raw_size < perf_synth__raw_size(*data))
+	if (sample->raw_size < PERF_SYNTH_DTL_ENTRY_RAW_SIZE)
 		return 0;
-	return fprintf(fp, " ") + dtl_fprintf_entry(&data->entry, machine, fp);
+	if (sample->raw_size < perf_synth__raw_size(*data))
+		return fprintf(fp, " ") +
+		       dtl_fprintf_entry(&data->entry, machine, fp);
+
+	a = dtl_synth_comm(data->prev_comm, sizeof(data->prev_comm));
+	b = dtl_synth_comm(data->next_comm, sizeof(data->next_comm));
+	dtl_entry_snprintf(line, sizeof(line), &data->entry, a, b);
+	return fprintf(fp, " %s", line);
 }
 
 /* perf report -D */
@@ -231,6 +246,12 @@ static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e,
 
 	memset(&raw, 0, sizeof(raw));
 	raw.entry = *e;
+	if (e->kind != DTL_KIND_LOST)
+		dtl_comm(dtl->machine, e->prev_pid, e->prev_tid, raw.prev_comm,
+			 sizeof(raw.prev_comm), "");
+	if (e->kind != DTL_KIND_LOST && e->kind != DTL_KIND_MIGRATE)
+		dtl_comm(dtl->machine, e->next_pid, e->next_tid, raw.next_comm,
+			 sizeof(raw.next_comm), "");
 
 	event.sample.header.type = PERF_RECORD_SAMPLE;
 	event.sample.header.misc = PERF_RECORD_MISC_KERNEL;

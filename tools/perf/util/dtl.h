@@ -5,6 +5,7 @@
 #ifndef INCLUDE__PERF_DTL_H__
 #define INCLUDE__PERF_DTL_H__
 
+#include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include <linux/perf_dtl.h>
@@ -19,12 +20,24 @@ enum {
 
 #define DTL_AUXTRACE_PRIV_SIZE (DTL_AUXTRACE_PRIV_MAX * sizeof(u64))
 
-/* A synthesized "dtl" sample carries one record, after the raw padding. */
+/*
+ * A synthesized "dtl" sample carries one record, after the raw padding, and
+ * the names of its tasks as the decoding session knew them: a dlfilter or
+ * an injected file then needs no thread lookup (empty where unknown, and
+ * for LOST; next_comm is empty for MIGRATE).  Samples written before the
+ * names were added end after the record: readers check the raw size.
+ */
 struct perf_synth_dtl {
 	u32 padding;
 	u32 reserved;
 	struct dtl_entry entry;
+	char prev_comm[16];
+	char next_comm[16];
 };
+
+/* The raw size of a sample that carries the record but no names. */
+#define PERF_SYNTH_DTL_ENTRY_RAW_SIZE \
+	(offsetof(struct perf_synth_dtl, prev_comm) - sizeof(u32))
 
 union perf_event;
 struct auxtrace_record;

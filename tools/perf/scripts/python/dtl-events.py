@@ -7,8 +7,9 @@
 #	perf script -s ~/libexec/perf-core/scripts/python/dtl-events.py
 #
 # Each record is printed with its CPU, time and fields, as "perf script -F
-# cpu,time,synth" prints them but with pid/tid for the tasks (a script
-# sees the task of the sample only).  The summary lists, per task that
+# cpu,time,synth" prints them, the tasks' names included (samples written
+# by an older perf carry no names: then pid/tid only).  The summary lists,
+# per task that
 # got a CPU, the number of dispatches, the total, mean and longest wait
 # (ns), and the time of the longest.  See tools/perf/Documentation/perf-dtl.txt.
 
@@ -18,6 +19,8 @@ import sys
 # struct dtl_entry (include/uapi/linux/perf_dtl.h) after the u32 that
 # follows the padding of struct perf_synth_dtl.
 ENTRY = struct.Struct('=IQQIIIIQQQIBBH')
+# Then the names of the outgoing and the incoming task, NUL-terminated.
+COMMS = struct.Struct('16s16s')
 KINDS = ('dispatch', 'preempt', 'block', 'exit', 'migrate', 'lost')
 F_BLOCKED_UNKNOWN = 1 << 2
 F_STEAL_SATURATED = 1 << 3
@@ -26,7 +29,20 @@ waits = {}	# (pid, tid) -> [count, total, max, time of max, comm]
 unknown = 0
 
 
-def record_line(sample, e):
+def comm_of(b):
+	"""A name from the sample, '-' where perf did not know it."""
+	if b'\0' not in b or b[0] == 0:
+		return '-'
+	return b.split(b'\0', 1)[0].decode('utf-8', 'replace')
+
+
+def task(comms, i, pid, tid):
+	if comms is None:
+		return '%d/%d' % (pid, tid)
+	return '%s:%d/%d' % (comm_of(comms[i]), pid, tid)
+
+
+def record_line(sample, e, comms):
 	(_, time, seq, prev_pid, prev_tid, next_pid, next_tid, wait, blocked,
 	 ran, steal, kind, flags, cpu) = e
 	head = '[%03d] %d.%09d: %8s seq=%d ' % (sample['cpu'], time // 10**9,
@@ -34,11 +50,12 @@ def record_line(sample, e):
 	if kind == 5:
 		return head + 'lost=%d lapped=%d' % (wait, blocked)
 	if kind == 4:
-		return head + '%d/%d cpu %d -> %d' % (prev_pid, prev_tid,
-						       next_pid, next_tid)
-	return head + '%d/%d ran=%d steal=%d%s => %d/%d wait=%d blocked=%s' % (
-		prev_pid, prev_tid, ran, steal,
-		'+' if flags & F_STEAL_SATURATED else '', next_pid, next_tid,
+		return head + '%s cpu %d -> %d' % (task(comms, 0, prev_pid, prev_tid),
+						    next_pid, next_tid)
+	return head + '%s ran=%d steal=%d%s => %s wait=%d blocked=%s' % (
+		task(comms, 0, prev_pid, prev_tid), ran, steal,
+		'+' if flags & F_STEAL_SATURATED else '',
+		task(comms, 1, next_pid, next_tid),
 		wait, '?' if flags & F_BLOCKED_UNKNOWN else blocked)
 
 
@@ -55,8 +72,11 @@ def process_event(param_dict):
 	if kind >= len(KINDS):
 		unknown += 1
 		return
+	comms = None
+	if len(raw) >= ENTRY.size + COMMS.size:
+		comms = COMMS.unpack_from(raw, ENTRY.size)
 	sample = param_dict['sample']
-	print(record_line(sample, e))
+	print(record_line(sample, e, comms))
 	if kind in (4, 5):
 		return
 	key = (e[5], e[6])

@@ -31,16 +31,10 @@ if [ -z "$data" ]; then
 		{ echo "FAIL: perf record"; exit 1; }
 fi
 
-# One line per dtl record, blanks squeezed, "comm:pid/tid" as "pid/tid";
-# the other events of the file (sched:*) print only "[cpu] time:".
+# One line per dtl record, blanks squeezed, task names kept; the other
+# events of the file (sched:*) print only "[cpu] time:".
 normal() {
-	awk 'NF > 2 {
-		$1 = $1
-		for (i = 1; i <= NF; i++)
-			if ($i ~ /:[0-9]+\/[0-9]+$/)
-				sub(/.*:/, "", $i)
-		print
-	}'
+	awk 'NF > 2 { $1 = $1; print }'
 }
 perf script -i "$data" --ns -F cpu,time,synth 2>/dev/null | normal >"$tmp/synth"
 perf script -i "$data" -s "$script" 2>"$tmp/py.err" >"$tmp/py.out" ||
