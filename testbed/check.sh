@@ -104,6 +104,13 @@ else
 	result host/i386-intree-W=1 0 1 0
 fi
 
+echo "# ==== host: dkms.conf (add, build, install in scratch trees), the module in a guest, remove"
+if "$DTL_TOP/testbed/dkms.sh"; then
+	result host/dkms 1 0 0
+else
+	result host/dkms 0 1 0
+fi
+
 # guest_suite NAME VM-RUN-OPTIONS...: every guest test in one boot.
 guest_suite() {
 	local name=$1 vmrc
