@@ -12,7 +12,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dtl_decoder d;
-	struct dtl_entry e;
+	struct perf_dtl_entry e;
 	char line[256];
 	size_t pos = 0;
 	int ret;

@@ -23,10 +23,10 @@ static int tests, failures;
 	printf("\n");							\
 } while (0)
 
-static struct dtl_entry rec(unsigned int kind, unsigned int cpu,
+static struct perf_dtl_entry rec(unsigned int kind, unsigned int cpu,
 			    unsigned long long seq, unsigned long long time)
 {
-	struct dtl_entry e;
+	struct perf_dtl_entry e;
 
 	memset(&e, 0, sizeof(e));
 	e.kind = kind;
@@ -46,9 +46,9 @@ static struct dtl_entry rec(unsigned int kind, unsigned int cpu,
  * and the @idx-th record decoded (from 1; 0: none) into @out.
  */
 static int decode_nth(struct dtl_decoder *d, const void *buf, size_t len,
-		      size_t *end, int idx, struct dtl_entry *out)
+		      size_t *end, int idx, struct perf_dtl_entry *out)
 {
-	struct dtl_entry e;
+	struct perf_dtl_entry e;
 	size_t pos = 0;
 	int ret, n = 0;
 
@@ -71,7 +71,7 @@ static int decode(struct dtl_decoder *d, const void *buf, size_t len,
 
 int main(void)
 {
-	struct dtl_entry buf[8], e;
+	struct perf_dtl_entry buf[8], e;
 	struct dtl_decoder d;
 	char line[256];
 	size_t end;
@@ -79,9 +79,9 @@ int main(void)
 
 	printf("TAP version 13\n1..21\n");
 
-	buf[0] = rec(DTL_KIND_BLOCK, 0, 5, 100);
-	buf[1] = rec(DTL_KIND_DISPATCH, 0, 6, 200);
-	buf[2] = rec(DTL_KIND_PREEMPT, 0, 7, 300);
+	buf[0] = rec(PERF_DTL_KIND_BLOCK, 0, 5, 100);
+	buf[1] = rec(PERF_DTL_KIND_DISPATCH, 0, 6, 200);
+	buf[2] = rec(PERF_DTL_KIND_PREEMPT, 0, 7, 300);
 	dtl_decoder_init(&d, 0);
 	n = decode(&d, buf, 3 * sizeof(buf[0]), &end);
 	CHECK(n == 3 && !d.corrupt && end == 3 * sizeof(buf[0]),
@@ -99,7 +99,7 @@ int main(void)
 	CHECK(n == 2 && d.corrupt == 1, "a record of unknown kind is skipped");
 	CHECK(strstr(d.err, "unknown kind 99") && strstr(d.err, "offset 64"),
 	      "and named: \"%s\"", d.err);
-	buf[1].kind = DTL_KIND_DISPATCH;
+	buf[1].kind = PERF_DTL_KIND_DISPATCH;
 
 	buf[2].cpu = 5;
 	dtl_decoder_init(&d, 0);
@@ -118,11 +118,11 @@ int main(void)
 	      "time going back on a CPU is skipped: \"%s\"", d.err);
 	buf[2].time = 300;
 
-	buf[1].flags = 0x80 | DTL_F_NEXT_KTHREAD;
+	buf[1].flags = 0x80 | PERF_DTL_F_NEXT_KTHREAD;
 	dtl_decoder_init(&d, 0);
 	n = decode_nth(&d, buf, 3 * sizeof(buf[0]), &end, 2, &e);
 	CHECK(n == 3 && !d.corrupt && d.unknown_flags == 1 &&
-	      e.flags == DTL_F_NEXT_KTHREAD,
+	      e.flags == PERF_DTL_F_NEXT_KTHREAD,
 	      "unknown flags are counted and cleared, the record kept (%d, flags %u)",
 	      n, e.flags);
 	dtl_decoder_init(&d, 0);
@@ -145,7 +145,7 @@ int main(void)
 	d.nr_cpus = 5;
 	n = decode(&d, buf, 3 * sizeof(buf[0]), &end);
 	CHECK(n == 3, "... and one of cpu 4 of 5 decodes");
-	buf[1] = rec(DTL_KIND_MIGRATE, 0, 6, 200);
+	buf[1] = rec(PERF_DTL_KIND_MIGRATE, 0, 6, 200);
 	buf[1].from_cpu = 0;
 	buf[1].to_cpu = 2;
 	dtl_decoder_init(&d, 0);
@@ -154,7 +154,7 @@ int main(void)
 	CHECK(n == 2 && strstr(d.err, "to or from cpu 2"),
 	      "a migration to cpu 2 of 2 is skipped: \"%s\"", d.err);
 
-	buf[1] = rec(DTL_KIND_LOST, 0, 20, 50);
+	buf[1] = rec(PERF_DTL_KIND_LOST, 0, 20, 50);
 	buf[1].lost = 13;
 	buf[1].lapped = 7;
 	dtl_decoder_init(&d, 0);
@@ -163,7 +163,7 @@ int main(void)
 	      "a LOST record counts its lost and lapped records, at any time (lost %llu)",
 	      d.lost);
 
-	buf[1] = rec(DTL_KIND_MIGRATE, 0, 6, 200);
+	buf[1] = rec(PERF_DTL_KIND_MIGRATE, 0, 6, 200);
 	buf[1].from_cpu = 0;
 	buf[1].to_cpu = 70000;
 	dtl_decoder_init(&d, 0);
@@ -172,12 +172,12 @@ int main(void)
 	      "a migration to an impossible CPU is skipped: \"%s\"", d.err);
 
 	/* A second snapshot that overlaps the first: seen records dropped. */
-	buf[0] = rec(DTL_KIND_BLOCK, 0, 5, 100);
-	buf[1] = rec(DTL_KIND_DISPATCH, 0, 6, 200);
-	buf[2] = rec(DTL_KIND_PREEMPT, 0, 7, 300);
-	buf[3] = rec(DTL_KIND_BLOCK, 0, 6, 200);
-	buf[4] = rec(DTL_KIND_DISPATCH, 0, 7, 300);
-	buf[5] = rec(DTL_KIND_PREEMPT, 0, 8, 400);
+	buf[0] = rec(PERF_DTL_KIND_BLOCK, 0, 5, 100);
+	buf[1] = rec(PERF_DTL_KIND_DISPATCH, 0, 6, 200);
+	buf[2] = rec(PERF_DTL_KIND_PREEMPT, 0, 7, 300);
+	buf[3] = rec(PERF_DTL_KIND_BLOCK, 0, 6, 200);
+	buf[4] = rec(PERF_DTL_KIND_DISPATCH, 0, 7, 300);
+	buf[5] = rec(PERF_DTL_KIND_PREEMPT, 0, 8, 400);
 	dtl_decoder_init(&d, 0);
 	n = decode(&d, buf, 6 * sizeof(buf[0]), &end);
 	CHECK(n == 4 && d.dups == 2 && !d.corrupt,
@@ -187,9 +187,9 @@ int main(void)
 	/* Written with the other byte order: the same records. */
 	{
 		unsigned char *b = (unsigned char *)&buf[6];
-		struct dtl_entry want = rec(DTL_KIND_BLOCK, 3, 0x0102030405060708ULL, 5000);
+		struct perf_dtl_entry want = rec(PERF_DTL_KIND_BLOCK, 3, 0x0102030405060708ULL, 5000);
 
-		want.flags = DTL_F_NEXT_KTHREAD;
+		want.flags = PERF_DTL_F_NEXT_KTHREAD;
 		want.steal_ns = 0x11223344;
 		memcpy(b, &want, sizeof(want));
 		/* Reverse each field: u64 time, seq; 4 u32; 3 u64; u32; u8 u8; u16. */
@@ -222,12 +222,12 @@ int main(void)
 	dtl_entry_snprintf(line, sizeof(line), &buf[0], "sh", "sleep");
 	CHECK(!strcmp(line, "   block seq=5 sh:10/10 ran=2000 steal=0 => sleep:11/11 wait=500 blocked=1000"),
 	      "a block record prints all fields: \"%s\"", line);
-	buf[0].flags = DTL_F_BLOCKED_UNKNOWN | DTL_F_STEAL_SATURATED;
+	buf[0].flags = PERF_DTL_F_BLOCKED_UNKNOWN | PERF_DTL_F_STEAL_SATURATED;
 	dtl_entry_snprintf(line, sizeof(line), &buf[0], NULL, NULL);
 	CHECK(strstr(line, "steal=0+") && strstr(line, "blocked=?") &&
 	      strstr(line, " -:10/10"),
 	      "unknown values and names print as ? and -: \"%s\"", line);
-	buf[1] = rec(DTL_KIND_MIGRATE, 0, 6, 200);
+	buf[1] = rec(PERF_DTL_KIND_MIGRATE, 0, 6, 200);
 	buf[1].from_cpu = 0;
 	buf[1].to_cpu = 1;
 	dtl_entry_snprintf(line, sizeof(line), &buf[1], "kworker", NULL);

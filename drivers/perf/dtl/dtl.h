@@ -35,11 +35,11 @@ enum dtl_counter {
 /* event->hw.idx of a trace event. */
 #define DTL_IDX_TRACE		DTL_NR_COUNTERS
 
-#define DTL_ALL_KINDS		(BIT(DTL_KIND_MAX) - 1)
+#define DTL_ALL_KINDS		(BIT(PERF_DTL_KIND_MAX) - 1)
 
 /* What a trace event keeps of the logs: its filter. */
 struct dtl_filter {
-	u32	kinds;		/* BIT(DTL_KIND_*) */
+	u32	kinds;		/* BIT(PERF_DTL_KIND_*) */
 	u64	min_wait_ns;	/* switch records: wait_ns at least this */
 	bool	no_kthreads;	/* exclude_kernel: a user task must be in it */
 	bool	no_user;	/* exclude_user: a kernel thread must be in it */
@@ -54,19 +54,19 @@ struct dtl_filter {
 static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 				 struct dtl_filter *filter, u64 *period_ns)
 {
-	u64 id = attr->config & DTL_CONFIG_EVENT_MASK;
-	u64 kinds = (attr->config & DTL_CONFIG_KINDS_MASK) >>
-		    DTL_CONFIG_KINDS_SHIFT;
+	u64 id = attr->config & PERF_DTL_CONFIG_EVENT_MASK;
+	u64 kinds = (attr->config & PERF_DTL_CONFIG_KINDS_MASK) >>
+		    PERF_DTL_CONFIG_KINDS_SHIFT;
 
 	if (attr->precise_ip ||
 	    (attr->sample_type & PERF_SAMPLE_BRANCH_STACK))
 		return -EOPNOTSUPP;
 
-	if (id == DTL_EVENT_TRACE) {
-		if (attr->config & ~(DTL_CONFIG_EVENT_MASK |
-				     DTL_CONFIG_KINDS_MASK))
+	if (id == PERF_DTL_EVENT_TRACE) {
+		if (attr->config & ~(PERF_DTL_CONFIG_EVENT_MASK |
+				     PERF_DTL_CONFIG_KINDS_MASK))
 			return -EINVAL;
-		if ((attr->config1 & ~DTL_CONFIG1_MIN_WAIT_US) ||
+		if ((attr->config1 & ~PERF_DTL_CONFIG1_MIN_WAIT_US) ||
 		    attr->config2 || (kinds & ~(u64)DTL_ALL_KINDS))
 			return -EINVAL;
 		/* The sample period is the poll interval: no frequency. */
@@ -76,8 +76,8 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 		if (attr->use_clockid)
 			return -EINVAL;
 		if (attr->sample_period &&
-		    (attr->sample_period < DTL_POLL_MIN_NS ||
-		     attr->sample_period > DTL_POLL_MAX_NS))
+		    (attr->sample_period < PERF_DTL_POLL_MIN_NS ||
+		     attr->sample_period > PERF_DTL_POLL_MAX_NS))
 			return -EINVAL;
 		/* Records are of no privilege level; hv and idle: none. */
 		if (attr->exclude_idle || attr->exclude_host ||
@@ -85,18 +85,18 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 			return -EOPNOTSUPP;
 		filter->kinds = kinds ? kinds : DTL_ALL_KINDS;
 		/* LOST records are always kept. */
-		filter->kinds |= BIT(DTL_KIND_LOST);
+		filter->kinds |= BIT(PERF_DTL_KIND_LOST);
 		filter->min_wait_ns = attr->config1 * NSEC_PER_USEC;
 		filter->no_kthreads = attr->exclude_kernel;
 		filter->no_user = attr->exclude_user;
-		*period_ns = attr->sample_period ? : DTL_POLL_DEFAULT_NS;
+		*period_ns = attr->sample_period ? : PERF_DTL_POLL_DEFAULT_NS;
 		return DTL_IDX_TRACE;
 	}
 
-	if ((attr->config & ~DTL_CONFIG_EVENT_MASK) || attr->config1 ||
+	if ((attr->config & ~PERF_DTL_CONFIG_EVENT_MASK) || attr->config1 ||
 	    attr->config2)
 		return -EINVAL;
-	if (id > DTL_EVENT_STEAL_NS)
+	if (id > PERF_DTL_EVENT_STEAL_NS)
 		return -EINVAL;
 
 	/*
@@ -111,7 +111,7 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 	    attr->exclude_host)
 		return -EOPNOTSUPP;
 
-	return id - DTL_EVENT_DISPATCHES;
+	return id - PERF_DTL_EVENT_DISPATCHES;
 }
 
 /*
@@ -136,14 +136,14 @@ static inline u64 dtl_wait_ns(u64 queued, u64 now)
  * migration is kept if it moves that task.
  */
 static inline bool dtl_filter_match(const struct dtl_filter *f,
-				    const struct dtl_entry *e, u32 *running)
+				    const struct perf_dtl_entry *e, u32 *running)
 {
-	bool prev_k = e->flags & DTL_F_PREV_KTHREAD;
-	bool next_k = e->flags & DTL_F_NEXT_KTHREAD;
+	bool prev_k = e->flags & PERF_DTL_F_PREV_KTHREAD;
+	bool next_k = e->flags & PERF_DTL_F_NEXT_KTHREAD;
 
-	if (e->kind == DTL_KIND_LOST)
-		return f->kinds & BIT(DTL_KIND_LOST);
-	if (e->kind == DTL_KIND_MIGRATE) {
+	if (e->kind == PERF_DTL_KIND_LOST)
+		return f->kinds & BIT(PERF_DTL_KIND_LOST);
+	if (e->kind == PERF_DTL_KIND_MIGRATE) {
 		if (!(f->kinds & BIT(e->kind)))
 			return false;
 		if (running && e->prev_tid != *running)
@@ -208,8 +208,8 @@ static inline u64 dtl_drain_interval(u64 elapsed, u64 found, u64 period_ns)
 
 	if (found <= DTL_DRAIN_BATCH)
 		return period_ns;
-	/* elapsed is at most DTL_POLL_MAX_NS: no overflow. */
-	next = div64_u64(min(elapsed, DTL_POLL_MAX_NS) * DTL_DRAIN_BATCH, found);
+	/* elapsed is at most PERF_DTL_POLL_MAX_NS: no overflow. */
+	next = div64_u64(min(elapsed, PERF_DTL_POLL_MAX_NS) * DTL_DRAIN_BATCH, found);
 	return clamp(next, min(DTL_DRAIN_RESUME_NS, period_ns), period_ns);
 }
 
@@ -217,7 +217,7 @@ static inline u64 dtl_drain_interval(u64 elapsed, u64 found, u64 period_ns)
 static inline u32 dtl_steal_field(u64 steal_ns, u8 *flags)
 {
 	if (steal_ns >= U32_MAX) {
-		*flags |= DTL_F_STEAL_SATURATED;
+		*flags |= PERF_DTL_F_STEAL_SATURATED;
 		return U32_MAX;
 	}
 	return steal_ns;
@@ -439,27 +439,26 @@ static inline bool dtl_is_trace_event(struct perf_event *event)
 	return event->hw.idx == DTL_IDX_TRACE;
 }
 
-void dtl_user_transient(struct perf_event *event, const char *what);
+void dtl_pmu_user_transient(struct perf_event *event, const char *what);
 
-int dtl_trace_get(void);
-void dtl_trace_put(void);
-void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
-			  bool preempt,
-			  struct task_struct *prev, struct task_struct *next,
-			  unsigned int prev_state, u64 now, u64 wait,
-			  u64 steal);
-int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
-		   u64 period_ns);
-void dtl_trace_fini(struct perf_event *event);
-void dtl_trace_start(struct perf_event *event);
-int dtl_trace_check_period(struct perf_event *event, u64 value);
-void dtl_trace_stop(struct perf_event *event);
-void dtl_trace_debugfs(struct dentry *dir);
-void *dtl_setup_aux(struct perf_event *event, void **pages, int nr_pages,
-		    bool overwrite);
-void dtl_free_aux(void *aux);
-int dtl_trace_module_init(void);
-void dtl_trace_module_exit(void);
+int dtl_pmu_trace_get(void);
+void dtl_pmu_trace_put(void);
+void dtl_pmu_trace_log_switch(struct dtl_cpu *dc, struct perf_dtl_entry *log,
+			      bool preempt, struct task_struct *prev,
+			      struct task_struct *next, unsigned int prev_state,
+			      u64 now, u64 wait, u64 steal);
+int dtl_pmu_trace_init(struct perf_event *event, const struct dtl_filter *f,
+		       u64 period_ns);
+void dtl_pmu_trace_fini(struct perf_event *event);
+void dtl_pmu_trace_start(struct perf_event *event);
+int dtl_pmu_trace_check_period(struct perf_event *event, u64 value);
+void dtl_pmu_trace_stop(struct perf_event *event);
+void dtl_pmu_trace_debugfs(struct dentry *dir);
+void *dtl_pmu_setup_aux(struct perf_event *event, void **pages, int nr_pages,
+			bool overwrite);
+void dtl_pmu_free_aux(void *aux);
+int dtl_pmu_trace_module_init(void);
+void dtl_pmu_trace_module_exit(void);
 
 /* Per-CPU state, written by that CPU's sched_switch probe. */
 /*
@@ -503,11 +502,11 @@ struct dtl_cpu {
 	void			*steal_rec;
 	u64			steal_last;
 	/* The dispatch log, while a trace event exists. */
-	struct dtl_entry	*log;
+	struct perf_dtl_entry	*log;
 	u64			head;		/* sequence of the next record */
 	u64			base;		/* sequence of the log's first */
 	u64			last_switch;	/* sequence of the last switch */
-	struct dtl_entry	*log_mem;	/* @log while it is published */
+	struct perf_dtl_entry	*log_mem;	/* @log while it is published */
 	/*
 	 * The AUX buffer that per-task events last wrote this CPU's records
 	 * to, while dtl_aux_gen was @aux_gen, and the last record written
@@ -533,7 +532,7 @@ struct dtl_cpu {
 	struct dtl_drain_stat	stop_stat;
 };
 
-DECLARE_PER_CPU(struct dtl_cpu, dtl_cpus);
-extern unsigned int dtl_log_entries;
+DECLARE_PER_CPU(struct dtl_cpu, dtl_pmu_cpus);
+extern unsigned int dtl_pmu_log_entries;
 
 #endif /* __DRIVERS_PERF_DTL_H */

@@ -97,7 +97,7 @@ static inline bool dtl_paravirt_steal(void)
 #define DTL_PMU_NAME		"dtl"
 #define DTL_IDENTIFIER		"dtl-1"
 
-DEFINE_PER_CPU(struct dtl_cpu, dtl_cpus);
+DEFINE_PER_CPU(struct dtl_cpu, dtl_pmu_cpus);
 
 /*
  * The sched_switch probe is registered while at least one dtl event exists,
@@ -161,11 +161,11 @@ static void dtl_sched_switch(void *data, bool preempt,
 			     struct task_struct *next,
 			     unsigned int prev_state)
 {
-	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	unsigned long gen = READ_ONCE(dtl_hook_gen);
 	u64 steal = dtl_steal_now(dc);
 	u64 now = local_clock();
-	struct dtl_entry *log;
+	struct perf_dtl_entry *log;
 	u64 wait = dtl_wait_ns(READ_ONCE(next->sched_info.last_queued), now);
 
 	dc->switches++;
@@ -192,8 +192,8 @@ static void dtl_sched_switch(void *data, bool preempt,
 
 	log = READ_ONCE(dc->log);
 	if (log)
-		dtl_trace_log_switch(dc, log, preempt, prev, next, prev_state,
-				     now, wait, steal);
+		dtl_pmu_trace_log_switch(dc, log, preempt, prev, next,
+					 prev_state, now, wait, steal);
 
 	dc->run_task = next;
 	dc->run_wait = wait;
@@ -242,7 +242,7 @@ static inline bool dtl_is_cgroup_event(struct perf_event *event)
  */
 static u64 dtl_event_total(struct perf_event *event, bool removing)
 {
-	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	int idx = event->hw.idx;
 	u64 total = dc->total[idx];
 
@@ -270,7 +270,7 @@ static void dtl_event_start(struct perf_event *event, int flags)
 
 	hwc->state = 0;
 	if (dtl_is_trace_event(event)) {
-		dtl_trace_start(event);
+		dtl_pmu_trace_start(event);
 		return;
 	}
 	local64_set(&hwc->prev_count, dtl_event_total(event, false));
@@ -284,7 +284,7 @@ static void __dtl_event_stop(struct perf_event *event, bool removing)
 		return;
 
 	if (dtl_is_trace_event(event)) {
-		dtl_trace_stop(event);
+		dtl_pmu_trace_stop(event);
 	} else {
 		dtl_event_update(event, removing);
 		/*
@@ -312,7 +312,7 @@ static void dtl_event_stop(struct perf_event *event, int flags)
 static void dtl_task_ctx_add(struct perf_event *event)
 {
 	struct dtl_task_ctx *tc = event->pmu_ctx->task_ctx_data;
-	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 
 	if (!tc || event->pmu_ctx->pmu != event->pmu)
 		return;
@@ -348,7 +348,7 @@ static void dtl_swap_task_ctx(struct perf_event_pmu_context *prev_epc,
 		prev->cookie = dtl_ctx_cookie(prev_epc->ctx);
 	if (next)
 		next->cookie = dtl_ctx_cookie(next_epc->ctx);
-	this_cpu_inc(dtl_cpus.ctx_fast);
+	this_cpu_inc(dtl_pmu_cpus.ctx_fast);
 }
 
 static int dtl_event_add(struct perf_event *event, int flags)
@@ -376,7 +376,7 @@ static void dtl_event_read(struct perf_event *event)
 /* Start accounting the run in progress on this CPU; an IPI callback. */
 static void dtl_cpu_start_run(void *info)
 {
-	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 
 	dc->gen = READ_ONCE(dtl_hook_gen);
 	dc->run_task = current;
@@ -488,7 +488,7 @@ static void dtl_user_del(struct dtl_user *u)
 }
 
 /* Mark a transient state of an event's use (NULL: none), for "busy". */
-void dtl_user_transient(struct perf_event *event, const char *what)
+void dtl_pmu_user_transient(struct perf_event *event, const char *what)
 {
 	struct dtl_user *u = event->pmu_private;
 
@@ -500,8 +500,8 @@ void dtl_user_transient(struct perf_event *event, const char *what)
 static void dtl_event_destroy(struct perf_event *event)
 {
 	if (dtl_is_trace_event(event)) {
-		dtl_trace_fini(event);
-		dtl_trace_put();
+		dtl_pmu_trace_fini(event);
+		dtl_pmu_trace_put();
 	}
 	dtl_user_del(event->pmu_private);
 	dtl_hook_put();
@@ -599,10 +599,10 @@ static int dtl_event_init(struct perf_event *event)
 		goto err_user;
 
 	if (idx == DTL_IDX_TRACE) {
-		ret = dtl_trace_get();
+		ret = dtl_pmu_trace_get();
 		if (ret)
 			goto err_hook;
-		ret = dtl_trace_init(event, &filter, period_ns);
+		ret = dtl_pmu_trace_init(event, &filter, period_ns);
 		if (ret)
 			goto err_trace;
 	}
@@ -611,7 +611,7 @@ static int dtl_event_init(struct perf_event *event)
 	return 0;
 
 err_trace:
-	dtl_trace_put();
+	dtl_pmu_trace_put();
 err_hook:
 	dtl_hook_put();
 err_user:
@@ -652,10 +652,10 @@ DTL_TRACE_ATTR(exit, 0x08);
 DTL_TRACE_ATTR(migrate, 0x10);
 
 static struct attribute *dtl_events_attrs[] = {
-	DTL_EVENT_ATTR(dispatches, DTL_EVENT_DISPATCHES),
-	DTL_EVENT_ATTR(preemptions, DTL_EVENT_PREEMPTIONS),
-	DTL_EVENT_ATTR(wait_ns, DTL_EVENT_WAIT_NS),
-	DTL_EVENT_ATTR(steal_ns, DTL_EVENT_STEAL_NS),
+	DTL_EVENT_ATTR(dispatches, PERF_DTL_EVENT_DISPATCHES),
+	DTL_EVENT_ATTR(preemptions, PERF_DTL_EVENT_PREEMPTIONS),
+	DTL_EVENT_ATTR(wait_ns, PERF_DTL_EVENT_WAIT_NS),
+	DTL_EVENT_ATTR(steal_ns, PERF_DTL_EVENT_STEAL_NS),
 	&dtl_attr_all.attr.attr,
 	&dtl_attr_dispatch.attr.attr,
 	&dtl_attr_preempt.attr.attr,
@@ -855,7 +855,7 @@ static ssize_t steal_source_show(struct device *dev,
 	int cpu, len = 0;
 
 	for_each_online_cpu(cpu) {
-		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
 		const char *src = "kernel (no hypervisor steal record found)";
 
 		if (dtl_paravirt_steal())
@@ -890,8 +890,8 @@ static struct pmu dtl_pmu = {
 	.module		= THIS_MODULE,
 	.task_ctx_nr	= perf_sw_context,
 	.attr_groups	= dtl_attr_groups,
-	.setup_aux	= dtl_setup_aux,
-	.free_aux	= dtl_free_aux,
+	.setup_aux	= dtl_pmu_setup_aux,
+	.free_aux	= dtl_pmu_free_aux,
 	.swap_task_ctx	= dtl_swap_task_ctx,
 	.event_init	= dtl_event_init,
 	.add		= dtl_event_add,
@@ -899,7 +899,7 @@ static struct pmu dtl_pmu = {
 	.start		= dtl_event_start,
 	.stop		= dtl_event_stop,
 	.read		= dtl_event_read,
-	.check_period	= dtl_trace_check_period,
+	.check_period	= dtl_pmu_trace_check_period,
 };
 
 static int dtl_switches_show(struct seq_file *m, void *v)
@@ -908,7 +908,7 @@ static int dtl_switches_show(struct seq_file *m, void *v)
 
 	seq_puts(m, "cpu switches ctx_fast ctx_full\n");
 	for_each_possible_cpu(cpu) {
-		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
 
 		/* Racy snapshots of monotonic counters: good enough here. */
 		seq_printf(m, "%d %llu %llu %llu\n", cpu,
@@ -932,7 +932,7 @@ static struct dtl_steal_pcpu dtl_steal_pcpu;
 
 static int dtl_steal_cpu_online(unsigned int cpu)
 {
-	struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+	struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
 	unsigned long flags;
 	void *rec;
 	u64 ns;
@@ -965,7 +965,7 @@ static int dtl_steal_cpu_online(unsigned int cpu)
 
 static int dtl_steal_cpu_offline(unsigned int cpu)
 {
-	struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+	struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
 	unsigned long flags;
 	void *rec;
 
@@ -1016,20 +1016,20 @@ static int __init dtl_init(void)
 		return -ENODEV;
 	}
 
-	ret = dtl_trace_module_init();
+	ret = dtl_pmu_trace_module_init();
 	if (ret)
 		return ret;
 
 	ret = dtl_steal_init();
 	if (ret) {
-		dtl_trace_module_exit();
+		dtl_pmu_trace_module_exit();
 		return ret;
 	}
 
 	dtl_task_ctx_cache = KMEM_CACHE(dtl_task_ctx, 0);
 	if (!dtl_task_ctx_cache) {
 		dtl_steal_exit();
-		dtl_trace_module_exit();
+		dtl_pmu_trace_module_exit();
 		return -ENOMEM;
 	}
 	dtl_pmu.task_ctx_cache = dtl_task_ctx_cache;
@@ -1039,7 +1039,7 @@ static int __init dtl_init(void)
 		pr_err("failed to register the %s PMU: %d\n", DTL_PMU_NAME, ret);
 		kmem_cache_destroy(dtl_task_ctx_cache);
 		dtl_steal_exit();
-		dtl_trace_module_exit();
+		dtl_pmu_trace_module_exit();
 		return ret;
 	}
 
@@ -1051,7 +1051,7 @@ static int __init dtl_init(void)
 	debugfs_create_ulong("hook_arms", 0444, dtl_debugfs, &dtl_hook_arms);
 	debugfs_create_file("switches", 0444, dtl_debugfs, NULL,
 			    &dtl_switches_fops);
-	dtl_trace_debugfs(dtl_debugfs);
+	dtl_pmu_trace_debugfs(dtl_debugfs);
 	return 0;
 }
 
@@ -1065,7 +1065,7 @@ static void __exit dtl_exit(void)
 	dtl_hook_disarm();
 	mutex_unlock(&dtl_hook_lock);
 	tracepoint_synchronize_unregister();
-	dtl_trace_module_exit();
+	dtl_pmu_trace_module_exit();
 	/* perf frees task context objects from RCU callbacks. */
 	rcu_barrier();
 	kmem_cache_destroy(dtl_task_ctx_cache);

@@ -25,13 +25,13 @@ static void dtl_test_counter_of_event(struct kunit *test)
 {
 	struct perf_event_attr attr;
 
-	dtl_attr(&attr, DTL_EVENT_DISPATCHES);
+	dtl_attr(&attr, PERF_DTL_EVENT_DISPATCHES);
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_DISPATCHES);
-	dtl_attr(&attr, DTL_EVENT_PREEMPTIONS);
+	dtl_attr(&attr, PERF_DTL_EVENT_PREEMPTIONS);
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_PREEMPTIONS);
-	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	dtl_attr(&attr, PERF_DTL_EVENT_WAIT_NS);
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_WAIT_NS);
-	dtl_attr(&attr, DTL_EVENT_STEAL_NS);
+	dtl_attr(&attr, PERF_DTL_EVENT_STEAL_NS);
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_STEAL_NS);
 }
 
@@ -39,16 +39,16 @@ static void dtl_test_bad_config(struct kunit *test)
 {
 	struct perf_event_attr attr;
 
-	dtl_attr(&attr, DTL_EVENT_STEAL_NS + 1);
+	dtl_attr(&attr, PERF_DTL_EVENT_STEAL_NS + 1);
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EINVAL);
-	dtl_attr(&attr, DTL_EVENT_DISPATCHES | BIT_ULL(8));
+	dtl_attr(&attr, PERF_DTL_EVENT_DISPATCHES | BIT_ULL(8));
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EINVAL);
-	dtl_attr(&attr, DTL_EVENT_DISPATCHES | BIT_ULL(63));
+	dtl_attr(&attr, PERF_DTL_EVENT_DISPATCHES | BIT_ULL(63));
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EINVAL);
-	dtl_attr(&attr, DTL_EVENT_DISPATCHES);
+	dtl_attr(&attr, PERF_DTL_EVENT_DISPATCHES);
 	attr.config1 = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EINVAL);
-	dtl_attr(&attr, DTL_EVENT_DISPATCHES);
+	dtl_attr(&attr, PERF_DTL_EVENT_DISPATCHES);
 	attr.config2 = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EINVAL);
 }
@@ -57,27 +57,27 @@ static void dtl_test_unsupported(struct kunit *test)
 {
 	struct perf_event_attr attr;
 
-	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	dtl_attr(&attr, PERF_DTL_EVENT_WAIT_NS);
 	attr.sample_period = 1000;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
-	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	dtl_attr(&attr, PERF_DTL_EVENT_WAIT_NS);
 	attr.freq = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
-	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	dtl_attr(&attr, PERF_DTL_EVENT_WAIT_NS);
 	attr.precise_ip = 2;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
-	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	dtl_attr(&attr, PERF_DTL_EVENT_WAIT_NS);
 	attr.exclude_user = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
 	/* Left to event_init, which knows whether the target is a user task. */
-	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	dtl_attr(&attr, PERF_DTL_EVENT_WAIT_NS);
 	attr.exclude_kernel = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_WAIT_NS);
-	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	dtl_attr(&attr, PERF_DTL_EVENT_WAIT_NS);
 	attr.exclude_idle = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), -EOPNOTSUPP);
 	/* perf's default: accepted. */
-	dtl_attr(&attr, DTL_EVENT_WAIT_NS);
+	dtl_attr(&attr, PERF_DTL_EVENT_WAIT_NS);
 	attr.exclude_guest = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_WAIT_NS);
 }
@@ -98,55 +98,55 @@ static void dtl_test_trace_attr(struct kunit *test)
 	struct dtl_filter f;
 	u64 period;
 
-	dtl_attr(&attr, DTL_EVENT_TRACE);
+	dtl_attr(&attr, PERF_DTL_EVENT_TRACE);
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), DTL_IDX_TRACE);
 	KUNIT_EXPECT_EQ(test, f.kinds, (u32)DTL_ALL_KINDS);
-	KUNIT_EXPECT_EQ(test, period, DTL_POLL_DEFAULT_NS);
+	KUNIT_EXPECT_EQ(test, period, PERF_DTL_POLL_DEFAULT_NS);
 	KUNIT_EXPECT_EQ(test, f.min_wait_ns, 0ULL);
 
 	/* dtl/block,min_wait_us=200/, polled every millisecond */
-	dtl_attr(&attr, DTL_EVENT_TRACE |
-		 (BIT(DTL_KIND_BLOCK) << DTL_CONFIG_KINDS_SHIFT));
+	dtl_attr(&attr, PERF_DTL_EVENT_TRACE |
+		 (BIT(PERF_DTL_KIND_BLOCK) << PERF_DTL_CONFIG_KINDS_SHIFT));
 	attr.config1 = 200;
 	attr.sample_period = 1000000;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), DTL_IDX_TRACE);
-	KUNIT_EXPECT_EQ(test, f.kinds, (u32)(BIT(DTL_KIND_BLOCK) |
-					     BIT(DTL_KIND_LOST)));
+	KUNIT_EXPECT_EQ(test, f.kinds, (u32)(BIT(PERF_DTL_KIND_BLOCK) |
+					     BIT(PERF_DTL_KIND_LOST)));
 	KUNIT_EXPECT_EQ(test, f.min_wait_ns, 200000ULL);
 	KUNIT_EXPECT_EQ(test, period, 1000000ULL);
 
 	/* Poll periods out of range, frequency mode, unknown bits. */
-	attr.sample_period = DTL_POLL_MIN_NS - 1;
+	attr.sample_period = PERF_DTL_POLL_MIN_NS - 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
-	attr.sample_period = DTL_POLL_MAX_NS + 1;
+	attr.sample_period = PERF_DTL_POLL_MAX_NS + 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
 	attr.sample_period = 0;
 	attr.freq = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
-	dtl_attr(&attr, DTL_EVENT_TRACE | BIT_ULL(16));
+	dtl_attr(&attr, PERF_DTL_EVENT_TRACE | BIT_ULL(16));
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
-	dtl_attr(&attr, DTL_EVENT_TRACE | (0x80ULL << DTL_CONFIG_KINDS_SHIFT));
+	dtl_attr(&attr, PERF_DTL_EVENT_TRACE | (0x80ULL << PERF_DTL_CONFIG_KINDS_SHIFT));
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
-	dtl_attr(&attr, DTL_EVENT_TRACE);
+	dtl_attr(&attr, PERF_DTL_EVENT_TRACE);
 	attr.config1 = BIT_ULL(32);
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
 	/* Records carry perf's default clock: another clock is refused. */
-	dtl_attr(&attr, DTL_EVENT_TRACE);
+	dtl_attr(&attr, PERF_DTL_EVENT_TRACE);
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
-	dtl_attr(&attr, DTL_EVENT_DISPATCHES);
+	dtl_attr(&attr, PERF_DTL_EVENT_DISPATCHES);
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period),
 			DTL_CNT_DISPATCHES);
-	dtl_attr(&attr, DTL_EVENT_TRACE);
+	dtl_attr(&attr, PERF_DTL_EVENT_TRACE);
 	attr.exclude_user = 1;
 	attr.exclude_kernel = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EOPNOTSUPP);
 }
 
-static void dtl_entry_init(struct dtl_entry *e, u8 kind, u32 prev, u32 next,
+static void dtl_entry_init(struct perf_dtl_entry *e, u8 kind, u32 prev, u32 next,
 			   u8 flags, u64 wait)
 {
 	memset(e, 0, sizeof(*e));
@@ -159,21 +159,21 @@ static void dtl_entry_init(struct dtl_entry *e, u8 kind, u32 prev, u32 next,
 
 static void dtl_test_filter(struct kunit *test)
 {
-	struct dtl_filter f = { .kinds = BIT(DTL_KIND_PREEMPT) |
-					 BIT(DTL_KIND_LOST) };
-	struct dtl_entry e;
+	struct dtl_filter f = { .kinds = BIT(PERF_DTL_KIND_PREEMPT) |
+					 BIT(PERF_DTL_KIND_LOST) };
+	struct perf_dtl_entry e;
 	u32 running;
 
-	dtl_entry_init(&e, DTL_KIND_PREEMPT, 10, 11, 0, 5);
+	dtl_entry_init(&e, PERF_DTL_KIND_PREEMPT, 10, 11, 0, 5);
 	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, NULL));
-	dtl_entry_init(&e, DTL_KIND_BLOCK, 10, 11, 0, 5);
+	dtl_entry_init(&e, PERF_DTL_KIND_BLOCK, 10, 11, 0, 5);
 	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e, NULL));
-	dtl_entry_init(&e, DTL_KIND_LOST, 0, 0, 0, 7);
+	dtl_entry_init(&e, PERF_DTL_KIND_LOST, 0, 0, 0, 7);
 	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, NULL));
 
 	/* Minimum wait. */
 	f.min_wait_ns = 6;
-	dtl_entry_init(&e, DTL_KIND_PREEMPT, 10, 11, 0, 5);
+	dtl_entry_init(&e, PERF_DTL_KIND_PREEMPT, 10, 11, 0, 5);
 	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e, NULL));
 	e.wait_ns = 6;
 	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, NULL));
@@ -181,10 +181,10 @@ static void dtl_test_filter(struct kunit *test)
 	/* exclude_kernel: a switch between kernel threads is dropped. */
 	f.min_wait_ns = 0;
 	f.no_kthreads = true;
-	dtl_entry_init(&e, DTL_KIND_PREEMPT, 1, 2,
-		       DTL_F_PREV_KTHREAD | DTL_F_NEXT_KTHREAD, 0);
+	dtl_entry_init(&e, PERF_DTL_KIND_PREEMPT, 1, 2,
+		       PERF_DTL_F_PREV_KTHREAD | PERF_DTL_F_NEXT_KTHREAD, 0);
 	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e, NULL));
-	e.flags = DTL_F_PREV_KTHREAD;
+	e.flags = PERF_DTL_F_PREV_KTHREAD;
 	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, NULL));
 
 	/*
@@ -192,25 +192,25 @@ static void dtl_test_filter(struct kunit *test)
 	 * window holds only switches of the event's tasks), and the task on
 	 * the CPU follows the switches, filtered out or not.
 	 */
-	f.kinds = BIT(DTL_KIND_MIGRATE) | BIT(DTL_KIND_PREEMPT);
+	f.kinds = BIT(PERF_DTL_KIND_MIGRATE) | BIT(PERF_DTL_KIND_PREEMPT);
 	f.no_kthreads = false;
 	running = 42;
-	dtl_entry_init(&e, DTL_KIND_MIGRATE, 42, 0, 0, 0);
+	dtl_entry_init(&e, PERF_DTL_KIND_MIGRATE, 42, 0, 0, 0);
 	e.from_cpu = 0;
 	e.to_cpu = 1;
 	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, &running));
 	e.prev_tid = 43;
 	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e, &running));
-	dtl_entry_init(&e, DTL_KIND_BLOCK, 42, 43, 0, 0);
+	dtl_entry_init(&e, PERF_DTL_KIND_BLOCK, 42, 43, 0, 0);
 	KUNIT_EXPECT_FALSE(test, dtl_filter_match(&f, &e, &running));
 	KUNIT_EXPECT_EQ(test, running, 43U);
-	dtl_entry_init(&e, DTL_KIND_MIGRATE, 43, 0, 0, 0);
+	dtl_entry_init(&e, PERF_DTL_KIND_MIGRATE, 43, 0, 0, 0);
 	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, &running));
-	dtl_entry_init(&e, DTL_KIND_PREEMPT, 43, 7, 0, 0);
+	dtl_entry_init(&e, PERF_DTL_KIND_PREEMPT, 43, 7, 0, 0);
 	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, &running));
 	KUNIT_EXPECT_EQ(test, running, 7U);
 	/* A CPU-wide event keeps every migration. */
-	dtl_entry_init(&e, DTL_KIND_MIGRATE, 99, 0, 0, 0);
+	dtl_entry_init(&e, PERF_DTL_KIND_MIGRATE, 99, 0, 0, 0);
 	KUNIT_EXPECT_TRUE(test, dtl_filter_match(&f, &e, NULL));
 }
 
@@ -294,7 +294,7 @@ static void dtl_test_drain_interval(struct kunit *test)
 	/* Never sooner than DTL_DRAIN_RESUME_NS, nor later than the period. */
 	KUNIT_EXPECT_EQ(test, dtl_drain_interval(10 * ms, 1000000, 10 * ms),
 			DTL_DRAIN_RESUME_NS);
-	KUNIT_EXPECT_EQ(test, dtl_drain_interval(DTL_POLL_MAX_NS * 10,
+	KUNIT_EXPECT_EQ(test, dtl_drain_interval(PERF_DTL_POLL_MAX_NS * 10,
 						 DTL_DRAIN_BATCH + 1,
 						 10 * ms), 10 * ms);
 	/* A period shorter than the resume delay wins. */
@@ -311,19 +311,19 @@ static void dtl_test_steal_field(struct kunit *test)
 			U32_MAX - 1);
 	KUNIT_EXPECT_EQ(test, flags, 0);
 	KUNIT_EXPECT_EQ(test, dtl_steal_field(1ULL << 40, &flags), U32_MAX);
-	KUNIT_EXPECT_EQ(test, flags, DTL_F_STEAL_SATURATED);
+	KUNIT_EXPECT_EQ(test, flags, PERF_DTL_F_STEAL_SATURATED);
 }
 
 static void dtl_test_entry_layout(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, sizeof(struct dtl_entry), (size_t)DTL_ENTRY_SIZE);
-	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, time), (size_t)0);
-	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, seq), (size_t)8);
-	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, next_pid),
-			offsetof(struct dtl_entry, from_cpu));
-	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, wait_ns),
-			offsetof(struct dtl_entry, lost));
-	KUNIT_EXPECT_EQ(test, offsetof(struct dtl_entry, cpu), (size_t)62);
+	KUNIT_EXPECT_EQ(test, sizeof(struct perf_dtl_entry), (size_t)PERF_DTL_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_entry, time), (size_t)0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_entry, seq), (size_t)8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_entry, next_pid),
+			offsetof(struct perf_dtl_entry, from_cpu));
+	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_entry, wait_ns),
+			offsetof(struct perf_dtl_entry, lost));
+	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_entry, cpu), (size_t)62);
 }
 
 /* Equivalent contexts (a root and its clones at one generation) match. */

@@ -4,7 +4,7 @@
  * that drain it into perf AUX buffers.
  *
  * While a trace event exists every CPU has a log, a ring of
- * dtl_log_entries records (struct dtl_entry, include/uapi/linux/perf_dtl.h).
+ * dtl_pmu_log_entries records (struct perf_dtl_entry, include/uapi/linux/perf_dtl.h).
  * Only the CPU itself writes its log, from the sched_switch and
  * sched_migrate_task probes, with interrupts disabled; it never waits for
  * a reader, and the records carry consecutive sequence numbers.
@@ -50,12 +50,12 @@
 
 #include "dtl.h"
 
-unsigned int dtl_log_entries = 4096;
-module_param_named(log_entries, dtl_log_entries, uint, 0444);
+unsigned int dtl_pmu_log_entries = 4096;
+module_param_named(log_entries, dtl_pmu_log_entries, uint, 0444);
 MODULE_PARM_DESC(log_entries,
 		 "records in each CPU's dispatch log, a power of 2 in [64, 1048576] (default 4096)");
 
-static_assert(sizeof(struct dtl_entry) == DTL_ENTRY_SIZE);
+static_assert(sizeof(struct perf_dtl_entry) == PERF_DTL_ENTRY_SIZE);
 
 #define DTL_LOG_MIN		64
 #define DTL_LOG_MAX		BIT(20)
@@ -112,10 +112,10 @@ static inline struct dtl_trace *dtl_trace_of(struct perf_event *event)
 	return ((struct dtl_user *)event->pmu_private)->trace_state;
 }
 
-static struct dtl_entry *dtl_log_next(struct dtl_cpu *dc,
-				      struct dtl_entry *log)
+static struct perf_dtl_entry *dtl_log_next(struct dtl_cpu *dc,
+					   struct perf_dtl_entry *log)
 {
-	struct dtl_entry *e = &log[dc->head & (dtl_log_entries - 1)];
+	struct perf_dtl_entry *e = &log[dc->head & (dtl_pmu_log_entries - 1)];
 
 	e->seq = dc->head++;
 	return e;
@@ -173,14 +173,14 @@ static bool dtl_block_load(struct dtl_block_slot *tab, struct task_struct *p,
  * with interrupts disabled, before @dc describes @next's run: dc->run_*
  * still describe @prev's.
  */
-void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
-			  bool preempt, struct task_struct *prev,
-			  struct task_struct *next, unsigned int prev_state,
-			  u64 now, u64 wait, u64 steal)
+void dtl_pmu_trace_log_switch(struct dtl_cpu *dc, struct perf_dtl_entry *log,
+			      bool preempt, struct task_struct *prev,
+			      struct task_struct *next, unsigned int prev_state,
+			      u64 now, u64 wait, u64 steal)
 {
 	struct dtl_block_slot *tab;
 	struct dtl_block_info last;
-	struct dtl_entry *e;
+	struct perf_dtl_entry *e;
 	u8 flags = 0;
 	u8 kind;
 
@@ -188,13 +188,13 @@ void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
 	tab = READ_ONCE(dtl_block_table);
 
 	if (is_idle_task(prev))
-		kind = DTL_KIND_DISPATCH;
+		kind = PERF_DTL_KIND_DISPATCH;
 	else if (preempt || prev_state == TASK_RUNNING)
-		kind = DTL_KIND_PREEMPT;
+		kind = PERF_DTL_KIND_PREEMPT;
 	else if (prev_state == TASK_DEAD)
-		kind = DTL_KIND_EXIT;
+		kind = PERF_DTL_KIND_EXIT;
 	else
-		kind = DTL_KIND_BLOCK;
+		kind = PERF_DTL_KIND_BLOCK;
 
 	e = dtl_log_next(dc, log);
 	dc->last_switch = e->seq;
@@ -209,13 +209,13 @@ void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
 				      &flags);
 	e->blocked_ns = 0;
 	if (prev->flags & PF_KTHREAD)
-		flags |= DTL_F_PREV_KTHREAD;
+		flags |= PERF_DTL_F_PREV_KTHREAD;
 	if (next->flags & PF_KTHREAD)
-		flags |= DTL_F_NEXT_KTHREAD;
+		flags |= PERF_DTL_F_NEXT_KTHREAD;
 
 	/* A preempted task did not sleep: a block time of 0 is known. */
-	if (kind == DTL_KIND_BLOCK || kind == DTL_KIND_PREEMPT)
-		dtl_block_store(tab, prev, now, kind == DTL_KIND_BLOCK);
+	if (kind == PERF_DTL_KIND_BLOCK || kind == PERF_DTL_KIND_PREEMPT)
+		dtl_block_store(tab, prev, now, kind == PERF_DTL_KIND_BLOCK);
 
 	/*
 	 * Where dtl saw @next leave a CPU, its wait is the whole time it was
@@ -231,7 +231,7 @@ void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
 				   &e->blocked_ns))
 			e->wait_ns = dtl_waited_ns(&last, run_delay, wait, now);
 		else
-			flags |= DTL_F_BLOCKED_UNKNOWN;
+			flags |= PERF_DTL_F_BLOCKED_UNKNOWN;
 	}
 
 	e->kind = kind;
@@ -246,9 +246,9 @@ void dtl_trace_log_switch(struct dtl_cpu *dc, struct dtl_entry *log,
  */
 static void dtl_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
 {
-	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
-	struct dtl_entry *log = READ_ONCE(dc->log);
-	struct dtl_entry *e;
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
+	struct perf_dtl_entry *log = READ_ONCE(dc->log);
+	struct perf_dtl_entry *e;
 
 	if (!log)
 		return;
@@ -263,8 +263,8 @@ static void dtl_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
 	e->blocked_ns = 0;
 	e->ran_ns = 0;
 	e->steal_ns = 0;
-	e->kind = DTL_KIND_MIGRATE;
-	e->flags = (p->flags & PF_KTHREAD) ? DTL_F_PREV_KTHREAD : 0;
+	e->kind = PERF_DTL_KIND_MIGRATE;
+	e->flags = (p->flags & PF_KTHREAD) ? PERF_DTL_F_PREV_KTHREAD : 0;
 	e->cpu = smp_processor_id();
 }
 
@@ -275,12 +275,12 @@ static void dtl_logs_free(void)
 	mutex_lock(&dtl_logs_lock);
 	dtl_logs_wanted = false;
 	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu(dtl_cpus, cpu).log, NULL);
+		WRITE_ONCE(per_cpu(dtl_pmu_cpus, cpu).log, NULL);
 	/* The probes run with preemption disabled. */
 	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
-		kvfree(per_cpu(dtl_cpus, cpu).log_mem);
-		per_cpu(dtl_cpus, cpu).log_mem = NULL;
+		kvfree(per_cpu(dtl_pmu_cpus, cpu).log_mem);
+		per_cpu(dtl_pmu_cpus, cpu).log_mem = NULL;
 	}
 	kvfree(dtl_block_table);
 	WRITE_ONCE(dtl_block_table, NULL);
@@ -295,9 +295,9 @@ static void dtl_logs_free(void)
  */
 static int dtl_log_alloc(unsigned int cpu)
 {
-	size_t bytes = (size_t)dtl_log_entries * sizeof(struct dtl_entry);
-	struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
-	struct dtl_entry *log;
+	size_t bytes = (size_t)dtl_pmu_log_entries * sizeof(struct perf_dtl_entry);
+	struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
+	struct perf_dtl_entry *log;
 
 	if (dc->log_mem)
 		return 0;
@@ -361,7 +361,7 @@ static int dtl_trace_cpu_online(unsigned int cpu)
  * event never is the first (its parent holds a reference), so it takes no
  * lock here.
  */
-int dtl_trace_get(void)
+int dtl_pmu_trace_get(void)
 {
 	int ret = 0;
 
@@ -387,7 +387,7 @@ int dtl_trace_get(void)
 }
 
 /* Called in process context, when a trace event is freed. */
-void dtl_trace_put(void)
+void dtl_pmu_trace_put(void)
 {
 	if (!atomic_dec_and_mutex_lock(&dtl_trace_users, &dtl_trace_lock))
 		return;
@@ -419,27 +419,27 @@ static u32 dtl_pid_in_ns(u32 nr, struct pid_namespace *ns)
 }
 
 static void dtl_aux_put(struct dtl_trace *t, struct dtl_aux *aux,
-			unsigned long off, const struct dtl_entry *e)
+			unsigned long off, const struct perf_dtl_entry *e)
 {
-	struct dtl_entry ns_e;
+	struct perf_dtl_entry ns_e;
 
 	/*
 	 * The log names tasks in the initial namespace.  A reader in
 	 * another gets them as it sees them, and 0 for a task it cannot
 	 * see, whose identity and times it does not get either.
 	 */
-	if (t->ns != &init_pid_ns && e->kind != DTL_KIND_LOST) {
+	if (t->ns != &init_pid_ns && e->kind != PERF_DTL_KIND_LOST) {
 		ns_e = *e;
 		ns_e.prev_pid = dtl_pid_in_ns(e->prev_pid, t->ns);
 		ns_e.prev_tid = dtl_pid_in_ns(e->prev_tid, t->ns);
 		if (!ns_e.prev_tid) {
 			ns_e.prev_pid = 0;
-			if (e->kind != DTL_KIND_MIGRATE) {
+			if (e->kind != PERF_DTL_KIND_MIGRATE) {
 				ns_e.ran_ns = 0;
 				ns_e.steal_ns = 0;
 			}
 		}
-		if (e->kind != DTL_KIND_MIGRATE) {
+		if (e->kind != PERF_DTL_KIND_MIGRATE) {
 			ns_e.next_pid = dtl_pid_in_ns(e->next_pid, t->ns);
 			ns_e.next_tid = dtl_pid_in_ns(e->next_tid, t->ns);
 			if (!ns_e.next_tid) {
@@ -469,22 +469,22 @@ static void dtl_aux_put(struct dtl_trace *t, struct dtl_aux *aux,
 static void dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 			 unsigned long off, u64 seq)
 {
-	const struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
-	u64 mask = dtl_log_entries - 1;
-	struct dtl_entry lost = {
+	const struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
+	u64 mask = dtl_pmu_log_entries - 1;
+	struct perf_dtl_entry lost = {
 		.time	= local_clock(),
 		.seq	= seq,
 		.lost	= t->lost,
 		.lapped	= t->lapped,
-		.kind	= DTL_KIND_LOST,
+		.kind	= PERF_DTL_KIND_LOST,
 		.cpu	= smp_processor_id(),
 	};
 
 	if (seq > dc->base && seq <= dc->head &&
-	    dc->head - (seq - 1) <= dtl_log_entries)
+	    dc->head - (seq - 1) <= dtl_pmu_log_entries)
 		lost.time = dc->log[(seq - 1) & mask].time;
 	else if (seq >= dc->base && seq < dc->head &&
-		 dc->head - seq <= dtl_log_entries)
+		 dc->head - seq <= dtl_pmu_log_entries)
 		lost.time = dc->log[seq & mask].time;
 	lost.time = max(lost.time, t->last_time);
 	dtl_aux_put(t, aux, off, &lost);
@@ -533,10 +533,10 @@ static inline bool dtl_budget_take(struct dtl_budget *b)
  */
 static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 {
-	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	struct perf_output_handle *h = &t->handle;
-	struct dtl_entry *log = dc->log;
-	u64 mask = dtl_log_entries - 1;
+	struct perf_dtl_entry *log = dc->log;
+	u64 mask = dtl_pmu_log_entries - 1;
 	u64 head = dc->head, seq, first, overrun;
 	u32 *running = dtl_trace_per_task(t) ? &t->running : NULL;
 	unsigned long room, reserve, used = 0;
@@ -546,7 +546,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 	if (WARN_ON_ONCE(!log))
 		return 0;
 
-	seq = dtl_log_resume(t->cursor, head, dtl_log_entries, &overrun);
+	seq = dtl_log_resume(t->cursor, head, dtl_pmu_log_entries, &overrun);
 	t->lapped += overrun;
 	first = seq;
 	if (seq == head && !t->lost && !t->lapped)
@@ -586,16 +586,16 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 	 * drain is reported in it, even by the last drain before a stop.
 	 */
 	room = aux->overwrite ? ULONG_MAX : h->size;
-	reserve = aux->overwrite ? 0 : DTL_ENTRY_SIZE;
+	reserve = aux->overwrite ? 0 : PERF_DTL_ENTRY_SIZE;
 
-	if ((t->lost || t->lapped) && room >= DTL_ENTRY_SIZE) {
+	if ((t->lost || t->lapped) && room >= PERF_DTL_ENTRY_SIZE) {
 		dtl_put_lost(t, aux, h->head, seq);
-		used += DTL_ENTRY_SIZE;
+		used += PERF_DTL_ENTRY_SIZE;
 		gap = true;
 	}
 
 	for (; seq < head && dtl_budget_take(b); seq++) {
-		struct dtl_entry *e = &log[seq & mask];
+		struct perf_dtl_entry *e = &log[seq & mask];
 
 		if (!dtl_filter_match(&t->filter, e, running))
 			continue;
@@ -614,9 +614,9 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 	}
 
 	t->cursor = seq;
-	if ((t->lost || t->lapped) && room - used >= DTL_ENTRY_SIZE) {
+	if ((t->lost || t->lapped) && room - used >= PERF_DTL_ENTRY_SIZE) {
 		dtl_put_lost(t, aux, h->head + used, seq);
-		used += DTL_ENTRY_SIZE;
+		used += PERF_DTL_ENTRY_SIZE;
 	}
 
 	/*
@@ -651,7 +651,7 @@ static void dtl_drain_account(struct dtl_drain_stat *st, u64 ns, u32 records,
 static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 {
 	struct dtl_cpu *dc = container_of(timer, struct dtl_cpu, drain_timer);
-	u64 now = local_clock(), period = DTL_POLL_MAX_NS, next;
+	u64 now = local_clock(), period = PERF_DTL_POLL_MAX_NS, next;
 	struct dtl_budget b = {
 		.deadline	= now + DTL_DRAIN_BUDGET_NS,
 		.records	= DTL_DRAIN_MAX_RECORDS,
@@ -662,7 +662,7 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 	unsigned int served = 0;
 
 	/* A CPU going offline stops its events first: never drain another's. */
-	if (WARN_ON_ONCE(dc != this_cpu_ptr(&dtl_cpus)) ||
+	if (WARN_ON_ONCE(dc != this_cpu_ptr(&dtl_pmu_cpus)) ||
 	    list_empty(&dc->readers))
 		return HRTIMER_NORESTART;
 
@@ -707,23 +707,23 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 /* The poll interval: the event's sample period, which may change. */
 static u64 dtl_trace_period(struct perf_event *event)
 {
-	return event->attr.sample_period ? : DTL_POLL_DEFAULT_NS;
+	return event->attr.sample_period ? : PERF_DTL_POLL_DEFAULT_NS;
 }
 
 /* pmu::check_period: PERF_EVENT_IOC_PERIOD sets a new poll interval. */
-int dtl_trace_check_period(struct perf_event *event, u64 value)
+int dtl_pmu_trace_check_period(struct perf_event *event, u64 value)
 {
 	if (!dtl_is_trace_event(event))
 		return -EINVAL;
-	if (value < DTL_POLL_MIN_NS || value > DTL_POLL_MAX_NS)
+	if (value < PERF_DTL_POLL_MIN_NS || value > PERF_DTL_POLL_MAX_NS)
 		return -EINVAL;
 	return 0;
 }
 
 /* pmu::start of a trace event: on the event's CPU, interrupts disabled. */
-void dtl_trace_start(struct perf_event *event)
+void dtl_pmu_trace_start(struct perf_event *event)
 {
-	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	struct dtl_trace *t = dtl_trace_of(event);
 	int cpu = smp_processor_id();
 
@@ -753,7 +753,7 @@ void dtl_trace_start(struct perf_event *event)
 	 */
 	t->running = task_pid_nr(current);
 	if (dc->last_switch >= dc->base && dc->last_switch < dc->head &&
-	    dc->head - dc->last_switch <= dtl_log_entries)
+	    dc->head - dc->last_switch <= dtl_pmu_log_entries)
 		t->cursor = dc->last_switch;
 	else
 		t->cursor = dc->head;
@@ -762,9 +762,9 @@ void dtl_trace_start(struct perf_event *event)
 }
 
 /* pmu::stop of a trace event: on the event's CPU, interrupts disabled. */
-void dtl_trace_stop(struct perf_event *event)
+void dtl_pmu_trace_stop(struct perf_event *event)
 {
-	struct dtl_cpu *dc = this_cpu_ptr(&dtl_cpus);
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	struct dtl_trace *t = dtl_trace_of(event);
 	u64 start = local_clock();
 	u32 n;
@@ -783,8 +783,8 @@ void dtl_trace_stop(struct perf_event *event)
 		hrtimer_try_to_cancel(&dc->drain_timer);
 }
 
-int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
-		   u64 period_ns)
+int dtl_pmu_trace_init(struct perf_event *event, const struct dtl_filter *f,
+		       u64 period_ns)
 {
 	struct dtl_user *u = event->pmu_private;
 	struct dtl_trace *t;
@@ -806,7 +806,7 @@ int dtl_trace_init(struct perf_event *event, const struct dtl_filter *f,
 	return 0;
 }
 
-void dtl_trace_fini(struct perf_event *event)
+void dtl_pmu_trace_fini(struct perf_event *event)
 {
 	struct dtl_user *u = event->pmu_private;
 	struct dtl_trace *t = u->trace_state;
@@ -818,8 +818,8 @@ void dtl_trace_fini(struct perf_event *event)
 	u->trace_state = NULL;
 }
 
-void *dtl_setup_aux(struct perf_event *event, void **pages, int nr_pages,
-		    bool overwrite)
+void *dtl_pmu_setup_aux(struct perf_event *event, void **pages, int nr_pages,
+			bool overwrite)
 {
 	int node = event->cpu < 0 ? NUMA_NO_NODE : cpu_to_node(event->cpu);
 	struct page **pglist;
@@ -836,7 +836,7 @@ void *dtl_setup_aux(struct perf_event *event, void **pages, int nr_pages,
 		return NULL;
 	}
 
-	dtl_user_transient(event, "aux-setup");
+	dtl_pmu_user_transient(event, "aux-setup");
 	aux = kzalloc_node(sizeof(*aux), GFP_KERNEL, node);
 	pglist = kcalloc(nr_pages, sizeof(*pglist), GFP_KERNEL);
 	if (!aux || !pglist)
@@ -849,17 +849,17 @@ void *dtl_setup_aux(struct perf_event *event, void **pages, int nr_pages,
 	aux->size = (unsigned long)nr_pages << PAGE_SHIFT;
 	aux->overwrite = overwrite;
 	kfree(pglist);
-	dtl_user_transient(event, NULL);
+	dtl_pmu_user_transient(event, NULL);
 	return aux;
 
 err:
 	kfree(pglist);
 	kfree(aux);
-	dtl_user_transient(event, NULL);
+	dtl_pmu_user_transient(event, NULL);
 	return NULL;
 }
 
-void dtl_free_aux(void *data)
+void dtl_pmu_free_aux(void *data)
 {
 	struct dtl_aux *aux = data;
 
@@ -882,7 +882,7 @@ static int dtl_drain_show(struct seq_file *m, void *v)
 		   DTL_DRAIN_BUDGET_NS, DTL_DRAIN_MAX_RECORDS);
 	seq_puts(m, "cpu passes cut pass_max_ns pass_max_records stops stop_max_ns stop_max_records\n");
 	for_each_possible_cpu(cpu) {
-		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
 		const struct dtl_drain_stat *p = &dc->pass_stat;
 		const struct dtl_drain_stat *st = &dc->stop_stat;
 
@@ -908,7 +908,7 @@ static ssize_t dtl_drain_write(struct file *file, const char __user *buf,
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
 
 		WRITE_ONCE(dc->pass_stat.max_ns, 0);
 		WRITE_ONCE(dc->pass_stat.max_records, 0);
@@ -930,33 +930,33 @@ static const struct file_operations dtl_drain_fops = {
 /* Which CPUs have a log, and how large (0: none). */
 static int dtl_logs_show(struct seq_file *m, void *v)
 {
-	size_t bytes = (size_t)dtl_log_entries * sizeof(struct dtl_entry);
+	size_t bytes = (size_t)dtl_pmu_log_entries * sizeof(struct perf_dtl_entry);
 	int cpu;
 
 	seq_puts(m, "cpu log_bytes\n");
 	mutex_lock(&dtl_logs_lock);
 	for_each_possible_cpu(cpu)
 		seq_printf(m, "%d %zu\n", cpu,
-			   per_cpu(dtl_cpus, cpu).log_mem ? bytes : 0);
+			   per_cpu(dtl_pmu_cpus, cpu).log_mem ? bytes : 0);
 	mutex_unlock(&dtl_logs_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(dtl_logs);
 
-void dtl_trace_debugfs(struct dentry *dir)
+void dtl_pmu_trace_debugfs(struct dentry *dir)
 {
 	debugfs_create_file("drain", 0600, dir, NULL, &dtl_drain_fops);
 	debugfs_create_file("logs", 0444, dir, NULL, &dtl_logs_fops);
 }
 
-int dtl_trace_module_init(void)
+int dtl_pmu_trace_module_init(void)
 {
 	int cpu, ret;
 
-	if (dtl_log_entries < DTL_LOG_MIN || dtl_log_entries > DTL_LOG_MAX ||
-	    !is_power_of_2(dtl_log_entries)) {
+	if (dtl_pmu_log_entries < DTL_LOG_MIN || dtl_pmu_log_entries > DTL_LOG_MAX ||
+	    !is_power_of_2(dtl_pmu_log_entries)) {
 		pr_err("log_entries=%u: must be a power of 2 in [%u, %u]\n",
-		       dtl_log_entries, DTL_LOG_MIN, (unsigned int)DTL_LOG_MAX);
+		       dtl_pmu_log_entries, DTL_LOG_MIN, (unsigned int)DTL_LOG_MAX);
 		return -EINVAL;
 	}
 	for_each_kernel_tracepoint(dtl_find_migrate, NULL);
@@ -970,7 +970,7 @@ int dtl_trace_module_init(void)
 		return ret;
 	dtl_cpuhp_state = ret;
 	for_each_possible_cpu(cpu) {
-		struct dtl_cpu *dc = per_cpu_ptr(&dtl_cpus, cpu);
+		struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
 
 		INIT_LIST_HEAD(&dc->readers);
 		hrtimer_init(&dc->drain_timer, CLOCK_MONOTONIC,
@@ -980,7 +980,7 @@ int dtl_trace_module_init(void)
 	return 0;
 }
 
-void dtl_trace_module_exit(void)
+void dtl_pmu_trace_module_exit(void)
 {
 	int cpu;
 
@@ -988,5 +988,5 @@ void dtl_trace_module_exit(void)
 	WARN_ON_ONCE(atomic_read(&dtl_trace_users));
 	cpuhp_remove_state_nocalls(dtl_cpuhp_state);
 	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu(dtl_cpus, cpu).drain_timer);
+		hrtimer_cancel(&per_cpu(dtl_pmu_cpus, cpu).drain_timer);
 }

@@ -2,11 +2,11 @@
 /*
  * Dispatch Trace Log PMU: the record format of its AUX data.
  *
- * A dtl trace event fills its AUX buffer with struct dtl_entry records,
- * DTL_ENTRY_SIZE bytes each, in the CPU's native byte order (a decoder of
+ * A dtl trace event fills its AUX buffer with struct perf_dtl_entry records,
+ * PERF_DTL_ENTRY_SIZE bytes each, in the CPU's native byte order (a decoder of
  * a recording made with the other byte order swaps each field).  The buffer
  * never holds a partial record.  The PMU's sysfs "identifier" names the
- * format version: "dtl-<DTL_FORMAT_VERSION>".
+ * format version: "dtl-<PERF_DTL_FORMAT_VERSION>".
  *
  * This header is shared by the kernel and perf (tools/include/uapi has a
  * copy that must stay identical).
@@ -16,25 +16,25 @@
 
 #include <linux/types.h>
 
-#define DTL_FORMAT_VERSION	1
-#define DTL_ENTRY_SIZE		64
+#define PERF_DTL_FORMAT_VERSION	1
+#define PERF_DTL_ENTRY_SIZE		64
 
 /* Why the outgoing task left the CPU, or what else the record says. */
-enum dtl_kind {
-	DTL_KIND_DISPATCH	= 0,	/* prev was the idle task */
-	DTL_KIND_PREEMPT	= 1,	/* prev was still runnable */
-	DTL_KIND_BLOCK		= 2,	/* prev went to sleep */
-	DTL_KIND_EXIT		= 3,	/* prev exited */
-	DTL_KIND_MIGRATE	= 4,	/* a task moved to another CPU */
-	DTL_KIND_LOST		= 5,	/* records this event could not keep */
-	DTL_KIND_MAX
+enum perf_dtl_kind {
+	PERF_DTL_KIND_DISPATCH	= 0,	/* prev was the idle task */
+	PERF_DTL_KIND_PREEMPT	= 1,	/* prev was still runnable */
+	PERF_DTL_KIND_BLOCK		= 2,	/* prev went to sleep */
+	PERF_DTL_KIND_EXIT		= 3,	/* prev exited */
+	PERF_DTL_KIND_MIGRATE	= 4,	/* a task moved to another CPU */
+	PERF_DTL_KIND_LOST		= 5,	/* records this event could not keep */
+	PERF_DTL_KIND_MAX
 };
 
-/* dtl_entry::flags */
-#define DTL_F_PREV_KTHREAD	(1U << 0)	/* prev is a kernel thread */
-#define DTL_F_NEXT_KTHREAD	(1U << 1)	/* next is a kernel thread */
-#define DTL_F_BLOCKED_UNKNOWN	(1U << 2)	/* blocked_ns not known */
-#define DTL_F_STEAL_SATURATED	(1U << 3)	/* steal_ns >= U32_MAX */
+/* perf_dtl_entry::flags */
+#define PERF_DTL_F_PREV_KTHREAD	(1U << 0)	/* prev is a kernel thread */
+#define PERF_DTL_F_NEXT_KTHREAD	(1U << 1)	/* next is a kernel thread */
+#define PERF_DTL_F_BLOCKED_UNKNOWN	(1U << 2)	/* blocked_ns not known */
+#define PERF_DTL_F_STEAL_SATURATED	(1U << 3)	/* steal_ns >= U32_MAX */
 
 /*
  * One record.  DISPATCH, PREEMPT, BLOCK and EXIT records describe a context
@@ -46,13 +46,13 @@ enum dtl_kind {
  *		number of records lost (or filtered out by the event)
  * @wait_ns:	time next was runnable before this dispatch, also on run
  *		queues it was moved away from meanwhile; with
- *		DTL_F_BLOCKED_UNKNOWN (dtl did not see how next left a
+ *		PERF_DTL_F_BLOCKED_UNKNOWN (dtl did not see how next left a
  *		CPU), the wait on this CPU's run queue only
  * @blocked_ns:	time next slept before the wakeup that queued it (0 if it
- *		was preempted; DTL_F_BLOCKED_UNKNOWN if dtl does not know)
+ *		was preempted; PERF_DTL_F_BLOCKED_UNKNOWN if dtl does not know)
  * @ran_ns:	length of prev's run that ended here
  * @steal_ns:	hypervisor steal time during that run (0 without a steal
- *		clock; saturates, see DTL_F_STEAL_SATURATED)
+ *		clock; saturates, see PERF_DTL_F_STEAL_SATURATED)
  *
  * MIGRATE records name the task in prev_pid/prev_tid and the CPUs in
  * from_cpu/to_cpu; @cpu is the CPU that moved it.  LOST records, of
@@ -67,7 +67,7 @@ enum dtl_kind {
  *		dropped.  Together with the records the filter dropped,
  *		they make up the gap in the sequence numbers.
  */
-struct dtl_entry {
+struct perf_dtl_entry {
 	__u64	time;
 	__u64	seq;
 	__u32	prev_pid;
@@ -99,24 +99,24 @@ struct dtl_entry {
 
 /*
  * attr.config of a dtl event: config:0-7 selects the event, 0 being the
- * trace event; for it config:8-15 is a mask of (1 << DTL_KIND_*) to log (0:
+ * trace event; for it config:8-15 is a mask of (1 << PERF_DTL_KIND_*) to log (0:
  * all kinds) and config1:0-31 a minimum wait in microseconds (only
  * dispatches that waited at least that long are logged).  attr.sample_period
  * of a trace event is the poll interval in ns (0: the default).
  */
-#define DTL_CONFIG_EVENT_MASK	0xffULL
-#define DTL_CONFIG_KINDS_SHIFT	8
-#define DTL_CONFIG_KINDS_MASK	(0xffULL << DTL_CONFIG_KINDS_SHIFT)
-#define DTL_CONFIG1_MIN_WAIT_US	0xffffffffULL
+#define PERF_DTL_CONFIG_EVENT_MASK	0xffULL
+#define PERF_DTL_CONFIG_KINDS_SHIFT	8
+#define PERF_DTL_CONFIG_KINDS_MASK	(0xffULL << PERF_DTL_CONFIG_KINDS_SHIFT)
+#define PERF_DTL_CONFIG1_MIN_WAIT_US	0xffffffffULL
 
-#define DTL_EVENT_TRACE		0x00
-#define DTL_EVENT_DISPATCHES	0x01
-#define DTL_EVENT_PREEMPTIONS	0x02
-#define DTL_EVENT_WAIT_NS	0x03
-#define DTL_EVENT_STEAL_NS	0x04
+#define PERF_DTL_EVENT_TRACE		0x00
+#define PERF_DTL_EVENT_DISPATCHES	0x01
+#define PERF_DTL_EVENT_PREEMPTIONS	0x02
+#define PERF_DTL_EVENT_WAIT_NS	0x03
+#define PERF_DTL_EVENT_STEAL_NS	0x04
 
-#define DTL_POLL_DEFAULT_NS	10000000ULL	/* 10 ms */
-#define DTL_POLL_MIN_NS		100000ULL	/* 100 us */
-#define DTL_POLL_MAX_NS		1000000000ULL	/* 1 s */
+#define PERF_DTL_POLL_DEFAULT_NS	10000000ULL	/* 10 ms */
+#define PERF_DTL_POLL_MIN_NS		100000ULL	/* 100 us */
+#define PERF_DTL_POLL_MAX_NS		1000000000ULL	/* 1 s */
 
 #endif /* _UAPI_LINUX_PERF_DTL_H */

@@ -230,7 +230,7 @@ static unsigned int slot_of(__u64 us)
 }
 
 /* Count @e's wait (and sleep, if known) in @st. */
-static int stats_add(struct stats *st, const struct dtl_entry *e)
+static int stats_add(struct stats *st, const struct perf_dtl_entry *e)
 {
 	if (!st->wait.nr || e->wait_ns > st->max_wait) {
 		st->max_wait = e->wait_ns;
@@ -240,7 +240,7 @@ static int stats_add(struct stats *st, const struct dtl_entry *e)
 	st->total_wait += e->wait_ns;
 	if (values_add(&st->wait, e->wait_ns))
 		return -1;
-	if (!(e->flags & DTL_F_BLOCKED_UNKNOWN) && e->blocked_ns &&
+	if (!(e->flags & PERF_DTL_F_BLOCKED_UNKNOWN) && e->blocked_ns &&
 	    values_add(&st->blocked, e->blocked_ns))
 		return -1;
 	return 0;
@@ -293,7 +293,7 @@ static void print_msecs(__u64 ns)
  * One row of timehist: @e ends the run of its outgoing task, named
  * @prev_comm by the sample (NULL: by its last dispatch).
  */
-static void timehist_row(const struct dtl_entry *e, const char *prev_comm)
+static void timehist_row(const struct perf_dtl_entry *e, const char *prev_comm)
 {
 	struct task *t = e->prev_tid ? task_find(e->prev_tid, false) : NULL;
 	char name[40], comm[16];
@@ -324,7 +324,7 @@ static void timehist_row(const struct dtl_entry *e, const char *prev_comm)
  * (queued on another CPU before a migration, before the runs kept, or
  * where no other task's run was seen) is shown as "(no other task)".
  */
-static void who_delayed(struct cpu *c, const struct dtl_entry *e)
+static void who_delayed(struct cpu *c, const struct perf_dtl_entry *e)
 {
 	__u64 from = e->time - e->wait_ns, covered = 0;
 	unsigned int i;
@@ -357,7 +357,7 @@ static void who_delayed(struct cpu *c, const struct dtl_entry *e)
 	who_unattributed += e->wait_ns - (covered < e->wait_ns ? covered : e->wait_ns);
 }
 
-static void add_lost(const struct dtl_entry *e)
+static void add_lost(const struct perf_dtl_entry *e)
 {
 	if (nr_losts == losts_alloc) {
 		size_t n = losts_alloc ? losts_alloc * 2 : 16;
@@ -376,7 +376,7 @@ static void add_lost(const struct dtl_entry *e)
 	};
 }
 
-static void add_dispatch(struct cpu *c, const struct dtl_entry *e,
+static void add_dispatch(struct cpu *c, const struct perf_dtl_entry *e,
 			 const char *next_comm, void *ctx)
 {
 	const struct perf_dlfilter_al *al;
@@ -403,7 +403,7 @@ static void add_dispatch(struct cpu *c, const struct dtl_entry *e,
 	t->dispatched = true;
 	t->last_wait = e->wait_ns;
 	t->last_off = e->wait_ns;
-	if (!(e->flags & DTL_F_BLOCKED_UNKNOWN))
+	if (!(e->flags & PERF_DTL_F_BLOCKED_UNKNOWN))
 		t->last_off += e->blocked_ns;
 	if (timehist || e->wait_ns < min_wait_ns)
 		return;
@@ -430,7 +430,7 @@ int filter_event(void *data, const struct perf_dlfilter_sample *sample,
 		 void *ctx)
 {
 	const char *prev_comm, *next_comm;
-	const struct dtl_entry *e;
+	const struct perf_dtl_entry *e;
 	struct cpu *c;
 
 	/* Only the summary is printed: filter out every sample. */
@@ -442,7 +442,7 @@ int filter_event(void *data, const struct perf_dlfilter_sample *sample,
 	 * The raw data starts with 4 bytes of padding, then the record,
 	 * then (since the names were added) the two tasks' names.
 	 */
-	e = (const struct dtl_entry *)((const char *)sample->raw_data + 4);
+	e = (const struct perf_dtl_entry *)((const char *)sample->raw_data + 4);
 	prev_comm = sample_comm(sample, 4 + sizeof(*e));
 	next_comm = sample_comm(sample, 4 + sizeof(*e) + COMM_LEN);
 	/* A sample too short for names: resolve_ip() as before. */
@@ -451,11 +451,11 @@ int filter_event(void *data, const struct perf_dlfilter_sample *sample,
 	else if (!next_comm)
 		next_comm = "";
 	nr_records++;
-	if (e->kind == DTL_KIND_LOST) {
+	if (e->kind == PERF_DTL_KIND_LOST) {
 		add_lost(e);
 		return 1;
 	}
-	if (e->kind == DTL_KIND_MIGRATE || e->kind >= DTL_KIND_MAX)
+	if (e->kind == PERF_DTL_KIND_MIGRATE || e->kind >= PERF_DTL_KIND_MAX)
 		return 1;
 
 	c = cpu_find(e->cpu);

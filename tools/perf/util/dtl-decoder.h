@@ -39,14 +39,14 @@ void dtl_decoder_init(struct dtl_decoder *d, int cpu);
  * add flags, and the record is still good.
  */
 int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
-		     size_t *pos, struct dtl_entry *e);
-void dtl_decoder_consume(struct dtl_decoder *d, const struct dtl_entry *e,
+		     size_t *pos, struct perf_dtl_entry *e);
+void dtl_decoder_consume(struct dtl_decoder *d, const struct perf_dtl_entry *e,
 			 size_t *pos);
 
 const char *dtl_kind_name(unsigned int kind);
 
 /* One record as text, with the task names (NULL: "-"); as snprintf(). */
-int dtl_entry_snprintf(char *s, size_t n, const struct dtl_entry *e,
+int dtl_entry_snprintf(char *s, size_t n, const struct perf_dtl_entry *e,
 		       const char *prev_comm, const char *next_comm);
 
 #endif

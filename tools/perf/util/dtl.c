@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/kernel.h>
+#include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include "auxtrace.h"
@@ -67,6 +68,10 @@ struct dtl_queue {
 	bool			on_heap;
 	unsigned int		trailing;	/* buffers with a partial record */
 	struct dtl_decoder	dec;
+	/* The incoming task of the last record, and that record's CPU, seq */
+	struct thread		*last_next;
+	u32			last_cpu;
+	u64			last_seq;
 };
 
 static struct dtl *session_to_dtl(struct perf_session *session)
@@ -74,26 +79,26 @@ static struct dtl *session_to_dtl(struct perf_session *session)
 	return container_of(session->auxtrace, struct dtl, auxtrace);
 }
 
-/* The comm of @tid, or @unknown if the session does not know it. */
+/* The comm of @tid, or "-" if the session does not know it. */
 static void dtl_comm(struct machine *machine, u32 pid, u32 tid, char *buf,
-		     size_t len, const char *unknown)
+		     size_t len)
 {
 	struct thread *thread = NULL;
 
 	if (machine)
 		thread = machine__find_thread(machine, pid, tid);
-	snprintf(buf, len, "%s", thread ? thread__comm_str(thread) : unknown);
+	snprintf(buf, len, "%s", thread ? thread__comm_str(thread) : "-");
 	thread__put(thread);
 }
 
 /* One record as text: all fields, with task names from @machine. */
-static int dtl_fprintf_entry(const struct dtl_entry *e,
+static int dtl_fprintf_entry(const struct perf_dtl_entry *e,
 			     struct machine *machine, FILE *fp)
 {
 	char a[32], b[32], line[256];
 
-	dtl_comm(machine, e->prev_pid, e->prev_tid, a, sizeof(a), "-");
-	dtl_comm(machine, e->next_pid, e->next_tid, b, sizeof(b), "-");
+	dtl_comm(machine, e->prev_pid, e->prev_tid, a, sizeof(a));
+	dtl_comm(machine, e->next_pid, e->next_tid, b, sizeof(b));
 	dtl_entry_snprintf(line, sizeof(line), e, a, b);
 	return fputs(line, fp) < 0 ? 0 : (int)strlen(line);
 }
@@ -128,7 +133,7 @@ static void dtl_dump(struct dtl *dtl, const unsigned char *buf, size_t len)
 {
 	const char *color = PERF_COLOR_BLUE;
 	struct dtl_decoder dec;
-	struct dtl_entry e;
+	struct perf_dtl_entry e;
 	size_t pos = 0;
 	int ret;
 
@@ -138,7 +143,7 @@ static void dtl_dump(struct dtl *dtl, const unsigned char *buf, size_t len)
 	printf(".\n");
 	color_fprintf(stdout, color,
 		      ". ... DTL data: size %zu bytes, %zu records\n", len,
-		      len / DTL_ENTRY_SIZE);
+		      len / PERF_DTL_ENTRY_SIZE);
 	while ((ret = dtl_decoder_next(&dec, buf, len, &pos, &e))) {
 		if (ret == -1)
 			color_fprintf(stdout, PERF_COLOR_RED, ". ... %s\n",
@@ -178,7 +183,7 @@ static struct dtl_queue *dtl_alloc_queue(struct dtl *dtl, unsigned int nr)
  * A queue that ran dry keeps its last buffer, to go on after it when more
  * data comes (in pipe mode the data of a buffer can be read only once).
  */
-static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
+static bool dtl_queue_peek(struct dtl_queue *dq, struct perf_dtl_entry *e)
 {
 	struct auxtrace_queue *queue = &dq->dtl->queues.queue_array[dq->queue_nr];
 	int fd = perf_data__fd(dq->dtl->session->data);
@@ -211,7 +216,7 @@ static bool dtl_queue_peek(struct dtl_queue *dq, struct dtl_entry *e)
 			continue;
 		if (dq->pos != dq->buffer->size && !dq->trailing++)
 			pr_warning("dtl: cpu %d: AUX data of %zu bytes is not a whole number of %d-byte records\n",
-				   dq->dec.cpu, dq->buffer->size, DTL_ENTRY_SIZE);
+				   dq->dec.cpu, dq->buffer->size, PERF_DTL_ENTRY_SIZE);
 		auxtrace_buffer__drop_data(dq->buffer);
 		dq->consumed = true;
 	}
@@ -233,9 +238,46 @@ static pid_t dtl_thread_pid(struct dtl *dtl, pid_t tid)
 	return pid;
 }
 
-static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e,
-		       const struct auxtrace_queue *queue)
+/*
+ * The tasks' names for the sample.  The record after a switch on a CPU
+ * names as its outgoing task the one that switch dispatched: the same
+ * task, so one thread lookup per record does.
+ */
+static void dtl_names(struct dtl_queue *dq, const struct perf_dtl_entry *e,
+		      struct perf_synth_dtl *raw)
 {
+	struct machine *machine = dq->dtl->machine;
+	struct thread *prev = NULL, *next;
+
+	if (e->kind == PERF_DTL_KIND_LOST)
+		return;
+	if (dq->last_next && e->cpu == dq->last_cpu &&
+	    e->seq == dq->last_seq + 1 &&
+	    thread__tid(dq->last_next) == (pid_t)e->prev_tid)
+		prev = thread__get(dq->last_next);
+	else
+		prev = machine__find_thread(machine, e->prev_pid, e->prev_tid);
+	if (prev)
+		strlcpy(raw->prev_comm, thread__comm_str(prev),
+			sizeof(raw->prev_comm));
+	thread__put(prev);
+	if (e->kind == PERF_DTL_KIND_MIGRATE)
+		return;
+
+	next = machine__find_thread(machine, e->next_pid, e->next_tid);
+	if (next)
+		strlcpy(raw->next_comm, thread__comm_str(next),
+			sizeof(raw->next_comm));
+	thread__put(dq->last_next);
+	dq->last_next = next;
+	dq->last_cpu = e->cpu;
+	dq->last_seq = e->seq;
+}
+
+static int dtl_deliver(struct dtl_queue *dq, const struct perf_dtl_entry *e)
+{
+	struct dtl *dtl = dq->dtl;
+	const struct auxtrace_queue *queue = &dtl->queues.queue_array[dq->queue_nr];
 	union perf_event event;
 	struct perf_sample sample = { .ip = 0, };
 	struct perf_synth_dtl raw;
@@ -246,12 +288,7 @@ static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e,
 
 	memset(&raw, 0, sizeof(raw));
 	raw.entry = *e;
-	if (e->kind != DTL_KIND_LOST)
-		dtl_comm(dtl->machine, e->prev_pid, e->prev_tid, raw.prev_comm,
-			 sizeof(raw.prev_comm), "");
-	if (e->kind != DTL_KIND_LOST && e->kind != DTL_KIND_MIGRATE)
-		dtl_comm(dtl->machine, e->next_pid, e->next_tid, raw.next_comm,
-			 sizeof(raw.next_comm), "");
+	dtl_names(dq, e, &raw);
 
 	event.sample.header.type = PERF_RECORD_SAMPLE;
 	event.sample.header.misc = PERF_RECORD_MISC_KERNEL;
@@ -265,7 +302,7 @@ static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e,
 	 * their time waiting for a CPU, "--sort cpu" the CPUs.
 	 */
 	switch (e->kind) {
-	case DTL_KIND_LOST:
+	case PERF_DTL_KIND_LOST:
 		/*
 		 * A per-thread buffer lost the thread's own records; a CPU's
 		 * buffer lost those of whichever tasks ran there: no task.
@@ -273,7 +310,7 @@ static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e,
 		sample.tid = queue->tid;
 		sample.pid = dtl_thread_pid(dtl, queue->tid);
 		break;
-	case DTL_KIND_MIGRATE:
+	case PERF_DTL_KIND_MIGRATE:
 		sample.pid = e->prev_pid;
 		sample.tid = e->prev_tid;
 		break;
@@ -306,12 +343,10 @@ static int dtl_deliver(struct dtl *dtl, const struct dtl_entry *e,
 	return ret;
 }
 
-static int dtl_queue_consume(struct dtl_queue *dq, const struct dtl_entry *e)
+static int dtl_queue_consume(struct dtl_queue *dq, const struct perf_dtl_entry *e)
 {
-	struct dtl *dtl = dq->dtl;
-
 	dtl_decoder_consume(&dq->dec, e, &dq->pos);
-	return dtl_deliver(dtl, e, &dtl->queues.queue_array[dq->queue_nr]);
+	return dtl_deliver(dq, e);
 }
 
 static int dtl_setup_queues(struct dtl *dtl)
@@ -322,7 +357,7 @@ static int dtl_setup_queues(struct dtl *dtl)
 	for (i = 0; i < dtl->queues.nr_queues; i++) {
 		struct auxtrace_queue *queue = &dtl->queues.queue_array[i];
 		struct dtl_queue *dq = queue->priv;
-		struct dtl_entry e;
+		struct perf_dtl_entry e;
 
 		if (list_empty(&queue->head))
 			continue;
@@ -361,7 +396,7 @@ static int dtl_process_queues(struct dtl *dtl, u64 timestamp)
 	       dtl->heap.heap_array[0].ordinal <= timestamp) {
 		unsigned int nr = dtl->heap.heap_array[0].queue_nr;
 		struct dtl_queue *dq = dtl->queues.queue_array[nr].priv;
-		struct dtl_entry e;
+		struct perf_dtl_entry e;
 
 		auxtrace_heap__pop(&dtl->heap);
 		dq->on_heap = false;
@@ -489,8 +524,13 @@ static void dtl_free_events(struct perf_session *session)
 	struct dtl *dtl = session_to_dtl(session);
 	unsigned int i;
 
-	for (i = 0; i < dtl->queues.nr_queues; i++)
+	for (i = 0; i < dtl->queues.nr_queues; i++) {
+		struct dtl_queue *dq = dtl->queues.queue_array[i].priv;
+
+		if (dq)
+			thread__put(dq->last_next);
 		zfree(&dtl->queues.queue_array[i].priv);
+	}
 	auxtrace_queues__free(&dtl->queues);
 }
 
@@ -583,9 +623,9 @@ int dtl_process_auxtrace_info(union perf_event *event,
 
 	if (info->header.size < sizeof(*info) + DTL_AUXTRACE_PRIV_SIZE)
 		return -EINVAL;
-	if (info->priv[DTL_FORMAT] != DTL_FORMAT_VERSION) {
+	if (info->priv[DTL_FORMAT] != PERF_DTL_FORMAT_VERSION) {
 		pr_err("dtl: record format %llu is not supported (perf decodes %d)\n",
-		       (unsigned long long)info->priv[DTL_FORMAT], DTL_FORMAT_VERSION);
+		       (unsigned long long)info->priv[DTL_FORMAT], PERF_DTL_FORMAT_VERSION);
 		return -EINVAL;
 	}
 
@@ -664,7 +704,7 @@ static int dtl_info_fill(struct auxtrace_record *itr,
 		return -EINVAL;
 	info->type = PERF_AUXTRACE_DTL;
 	info->priv[DTL_PMU_TYPE] = dr->pmu->type;
-	info->priv[DTL_FORMAT] = DTL_FORMAT_VERSION;
+	info->priv[DTL_FORMAT] = PERF_DTL_FORMAT_VERSION;
 	return 0;
 }
 
@@ -687,8 +727,8 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 	evlist__for_each_entry(evlist, evsel) {
 		if (evsel->core.attr.type != dr->pmu->type)
 			continue;
-		if ((evsel->core.attr.config & DTL_CONFIG_EVENT_MASK) !=
-		    DTL_EVENT_TRACE) {
+		if ((evsel->core.attr.config & PERF_DTL_CONFIG_EVENT_MASK) !=
+		    PERF_DTL_EVENT_TRACE) {
 			pr_err("dtl: %s is a counting event: use perf stat, or a trace event such as dtl/all/\n",
 			       evsel__name(evsel));
 			return -EINVAL;
@@ -721,7 +761,7 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 		/* The poll interval: -c, or the PMU's default. */
 		evsel->core.attr.freq = 0;
 		if (opts->user_interval == ULLONG_MAX)
-			evsel->core.attr.sample_period = DTL_POLL_DEFAULT_NS;
+			evsel->core.attr.sample_period = PERF_DTL_POLL_DEFAULT_NS;
 		evsel->needs_auxtrace_mmap = true;
 		evsel__set_sample_bit(evsel, TIME);
 		evsel__set_sample_bit(evsel, CPU);
@@ -752,9 +792,9 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 		if (!opts->auxtrace_snapshot_size)
 			opts->auxtrace_snapshot_size = whole;
 		if (opts->auxtrace_snapshot_size > whole ||
-		    opts->auxtrace_snapshot_size % DTL_ENTRY_SIZE) {
+		    opts->auxtrace_snapshot_size % PERF_DTL_ENTRY_SIZE) {
 			pr_err("dtl: the snapshot size must be a multiple of %d bytes, at most the AUX buffer's %zu\n",
-			       DTL_ENTRY_SIZE, whole);
+			       PERF_DTL_ENTRY_SIZE, whole);
 			return -EINVAL;
 		}
 	}
@@ -866,6 +906,6 @@ struct auxtrace_record *dtl_recording_init(struct evlist *evlist, int *err)
 	dr->itr.snapshot_finish = dtl_snapshot_finish;
 	dr->itr.find_snapshot = dtl_find_snapshot;
 	dr->itr.read_finish = auxtrace_record__read_finish;
-	dr->itr.alignment = DTL_ENTRY_SIZE;
+	dr->itr.alignment = PERF_DTL_ENTRY_SIZE;
 	return &dr->itr;
 }

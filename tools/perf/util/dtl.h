@@ -30,7 +30,7 @@ enum {
 struct perf_synth_dtl {
 	u32 padding;
 	u32 reserved;
-	struct dtl_entry entry;
+	struct perf_dtl_entry entry;
 	char prev_comm[16];
 	char next_comm[16];
 };

@@ -16,7 +16,7 @@
 import struct
 import sys
 
-# struct dtl_entry (include/uapi/linux/perf_dtl.h) after the u32 that
+# struct perf_dtl_entry (include/uapi/linux/perf_dtl.h) after the u32 that
 # follows the padding of struct perf_synth_dtl.
 ENTRY = struct.Struct('=IQQIIIIQQQIBBH')
 # Then the names of the outgoing and the incoming task, NUL-terminated.

@@ -137,7 +137,7 @@ static int try_open(int trace, int *stage)
 		close(fd);
 		return 0;
 	}
-	ret = dtl_trace_open(&t, -1, 0, DTL_EVENT_TRACE, 0, 0, 0, 8);
+	ret = dtl_trace_open(&t, -1, 0, PERF_DTL_EVENT_TRACE, 0, 0, 0, 8);
 	*stage = t.fd < 0 ? 0 : 1;
 	if (!ret)
 		ret = ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0) ? -errno : 0;

@@ -26,11 +26,11 @@
 #define MAX_TASKS	16
 #define MAX_RECORDS	262144
 
-static struct dtl_entry recs[MAX_RECORDS];
+static struct perf_dtl_entry recs[MAX_RECORDS];
 
-static int is_switch(const struct dtl_entry *e)
+static int is_switch(const struct perf_dtl_entry *e)
 {
-	return e->kind != DTL_KIND_MIGRATE && e->kind != DTL_KIND_LOST;
+	return e->kind != PERF_DTL_KIND_MIGRATE && e->kind != PERF_DTL_KIND_LOST;
 }
 
 /*
@@ -185,7 +185,7 @@ static void check_tasks(struct __test_metadata *_metadata, struct dtl_trace_buf 
 		size_t m = dtl_trace_take(&t[c], recs + n, MAX_RECORDS - n);
 
 		for (i = n; i < n + m; i++) {
-			ASSERT_NE(DTL_KIND_LOST, recs[i].kind)
+			ASSERT_NE(PERF_DTL_KIND_LOST, recs[i].kind)
 				TH_LOG("cpu %d: %llu lost, %llu lapped", c,
 				       (unsigned long long)recs[i].lost,
 				       (unsigned long long)recs[i].lapped);
@@ -250,7 +250,7 @@ TEST(pertask_every_cpu_inherit)
 	if (!root)
 		workload(go[0], 400);
 	for (c = 0; c < ncpus; c++)
-		ASSERT_EQ(0, dtl_trace_open(&t[c], root, c, DTL_EVENT_TRACE, 0, 0, 1, 128))
+		ASSERT_EQ(0, dtl_trace_open(&t[c], root, c, PERF_DTL_EVENT_TRACE, 0, 0, 1, 128))
 			TH_LOG("open cpu %d: %s", c, strerror(errno));
 	ASSERT_EQ(0, dtl_wait_sleeping(root, root));
 	ASSERT_EQ(0, dtl_sched_read(root, root, &s));
@@ -317,7 +317,8 @@ TEST(attach_threads_shared_buffer)
 	for (c = 0; c < ncpus; c++) {
 		for (k = 0; k < 3; k++) {
 			if (!k) {
-				ASSERT_EQ(0, dtl_trace_open(&t[c], sh->tid[k], c, DTL_EVENT_TRACE,
+				ASSERT_EQ(0, dtl_trace_open(&t[c], sh->tid[k], c,
+							    PERF_DTL_EVENT_TRACE,
 							    0, 0, 0, 128));
 				fds[c][k] = t[c].fd;
 				continue;
@@ -325,7 +326,7 @@ TEST(attach_threads_shared_buffer)
 			fds[c][k] = sys_perf_event_open(&(struct perf_event_attr){
 					.size = sizeof(struct perf_event_attr),
 					.type = dtl_pmu_type(),
-					.config = DTL_EVENT_TRACE,
+					.config = PERF_DTL_EVENT_TRACE,
 					.disabled = 1 }, sh->tid[k], c, -1, 0);
 			ASSERT_GE(fds[c][k], 0);
 			ASSERT_EQ(0, ioctl(fds[c][k], PERF_EVENT_IOC_SET_OUTPUT,
@@ -633,7 +634,7 @@ TEST(preemptions_vs_sched_switch)
 
 static int by_seq(const void *a, const void *b)
 {
-	const struct dtl_entry *x = a, *y = b;
+	const struct perf_dtl_entry *x = a, *y = b;
 
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
@@ -646,7 +647,7 @@ static int by_seq(const void *a, const void *b)
  */
 TEST(two_events_one_buffer)
 {
-	uint64_t block = DTL_EVENT_TRACE | (1ULL << DTL_KIND_BLOCK) << 8;
+	uint64_t block = PERF_DTL_EVENT_TRACE | (1ULL << PERF_DTL_KIND_BLOCK) << 8;
 	int ncpus = dtl_ncpus(), fds[MAX_CPUS], c, go[2];
 	unsigned long long nblock = 0, ndisp = 0, last_seq;
 	struct dtl_trace_buf t[MAX_CPUS];
@@ -672,7 +673,7 @@ TEST(two_events_one_buffer)
 		fds[c] = sys_perf_event_open(&(struct perf_event_attr){
 				.size = sizeof(struct perf_event_attr),
 				.type = dtl_pmu_type(),
-				.config = DTL_EVENT_TRACE,
+				.config = PERF_DTL_EVENT_TRACE,
 				.disabled = 1 }, pid, c, -1, 0);
 		ASSERT_GE(fds[c], 0);
 		ASSERT_EQ(0, ioctl(fds[c], PERF_EVENT_IOC_SET_OUTPUT, t[c].fd));
@@ -698,14 +699,14 @@ TEST(two_events_one_buffer)
 		qsort(recs, n, sizeof(recs[0]), by_seq);
 		last_seq = ~0ULL;
 		for (i = 0; i < n; i++) {
-			ASSERT_NE(DTL_KIND_LOST, recs[i].kind);
+			ASSERT_NE(PERF_DTL_KIND_LOST, recs[i].kind);
 			if (!is_switch(&recs[i]) || recs[i].seq == last_seq)
 				continue;
 			last_seq = recs[i].seq;
 			if (recs[i].next_tid == (uint32_t)pid)
 				ndisp++;
 			if (recs[i].prev_tid == (uint32_t)pid &&
-			    recs[i].kind == DTL_KIND_BLOCK)
+			    recs[i].kind == PERF_DTL_KIND_BLOCK)
 				nblock++;
 		}
 	}
@@ -816,7 +817,8 @@ TEST(period_ioctl)
 	struct dtl_trace_buf t;
 	pid_t pid;
 
-	ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, DTL_EVENT_TRACE, 0, DTL_POLL_MAX_NS, 0, 64));
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, PERF_DTL_EVENT_TRACE, 0,
+				    PERF_DTL_POLL_MAX_NS, 0, 64));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	pid = sleeper(100000, cpu);
 	/* Polled once a second: nothing for a while. */
@@ -834,10 +836,10 @@ TEST(period_ioctl)
 	       (unsigned long long)start, (unsigned long long)head, i * 10);
 	EXPECT_GT(head, start);
 	EXPECT_LE(i, 30);
-	period = DTL_POLL_MIN_NS - 1;
+	period = PERF_DTL_POLL_MIN_NS - 1;
 	EXPECT_EQ(-1, ioctl(t.fd, PERF_EVENT_IOC_PERIOD, &period));
 	EXPECT_EQ(EINVAL, errno);
-	period = DTL_POLL_MAX_NS + 1;
+	period = PERF_DTL_POLL_MAX_NS + 1;
 	EXPECT_EQ(-1, ioctl(t.fd, PERF_EVENT_IOC_PERIOD, &period));
 	EXPECT_EQ(EINVAL, errno);
 	kill(pid, SIGKILL);
@@ -846,8 +848,8 @@ TEST(period_ioctl)
 }
 
 /* The first record of @cpu's trace in @t that dispatches @tid after @from. */
-static struct dtl_entry *find_dispatch(struct dtl_entry *r, size_t n,
-				       pid_t tid, size_t *from)
+static struct perf_dtl_entry *find_dispatch(struct perf_dtl_entry *r, size_t n,
+					    pid_t tid, size_t *from)
 {
 	for (; *from < n; (*from)++)
 		if (is_switch(&r[*from]) && r[*from].next_tid == (uint32_t)tid)
@@ -862,7 +864,7 @@ static struct dtl_entry *find_dispatch(struct dtl_entry *r, size_t n,
 TEST(blocked_pid_reuse)
 {
 	int cpu = dtl_last_cpu(), tries;
-	struct dtl_entry *e;
+	struct perf_dtl_entry *e;
 	pid_t a, b = -1;
 	struct dtl_trace_buf t;
 	size_t n, i = 0;
@@ -870,7 +872,7 @@ TEST(blocked_pid_reuse)
 
 	/* Children inherit the CPU: a new task's first run is on it. */
 	dtl_pin_to(cpu);
-	ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, DTL_EVENT_TRACE, 0, 1000000, 0, 256));
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, PERF_DTL_EVENT_TRACE, 0, 1000000, 0, 256));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	for (tries = 0; tries < 10 && b < 0; tries++) {
 		a = fork();
@@ -903,7 +905,7 @@ TEST(blocked_pid_reuse)
 	n = dtl_trace_take(&t, recs, MAX_RECORDS);
 	/* Skip the first task of that pid: find the second one's start. */
 	for (i = 0; i < n; i++)
-		if (is_switch(&recs[i]) && recs[i].kind == DTL_KIND_EXIT &&
+		if (is_switch(&recs[i]) && recs[i].kind == PERF_DTL_KIND_EXIT &&
 		    recs[i].prev_tid == (uint32_t)a)
 			break;
 	ASSERT_LT(i, n) TH_LOG("no exit record of the first task %d", a);
@@ -911,14 +913,14 @@ TEST(blocked_pid_reuse)
 	e = find_dispatch(recs, n, b, &i);
 	ASSERT_NE(NULL, e) TH_LOG("no dispatch of the second task %d", b);
 	/* Its first dispatch: it never slept, dtl knows nothing of it. */
-	EXPECT_TRUE(e->flags & DTL_F_BLOCKED_UNKNOWN)
+	EXPECT_TRUE(e->flags & PERF_DTL_F_BLOCKED_UNKNOWN)
 		TH_LOG("pid %d reused: first dispatch says blocked %llu ns",
 		       b, (unsigned long long)e->blocked_ns);
 	/* After its 30 ms sleep: known, and about 30 ms. */
 	for (;;) {
 		e = find_dispatch(recs, n, b, &i);
 		ASSERT_NE(NULL, e) TH_LOG("no dispatch of %d after its sleep", b);
-		if (!(e->flags & DTL_F_BLOCKED_UNKNOWN) && e->blocked_ns)
+		if (!(e->flags & PERF_DTL_F_BLOCKED_UNKNOWN) && e->blocked_ns)
 			break;
 	}
 	TH_LOG("pid %d reused: slept %llu ns", b,
@@ -969,7 +971,7 @@ TEST(blocked_migrated_waiter)
 	int last = dtl_last_cpu(), i, pfd[2];
 	struct fifo_hog h = { 0 };
 	struct dtl_trace_buf t;
-	struct dtl_entry *e;
+	struct perf_dtl_entry *e;
 	pthread_t hog;
 	cpu_set_t set;
 	size_t n, j = 0;
@@ -980,7 +982,7 @@ TEST(blocked_migrated_waiter)
 		SKIP(return, "needs 2 CPUs");
 	dtl_pin_to(0);
 	ASSERT_EQ(0, pipe(pfd));
-	ASSERT_EQ(0, dtl_trace_open(&t, -1, 0, DTL_EVENT_TRACE, 0, 1000000, 0, 256));
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, 0, PERF_DTL_EVENT_TRACE, 0, 1000000, 0, 256));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	before = dtl_now_ns();
 	pid = fork();
@@ -1024,14 +1026,14 @@ TEST(blocked_migrated_waiter)
 	n = dtl_trace_take(&t, recs, MAX_RECORDS);
 	/* Its first dispatch on cpu 0 after the move, which cpu 0 logged. */
 	for (; j < n; j++)
-		if (recs[j].kind == DTL_KIND_MIGRATE &&
+		if (recs[j].kind == PERF_DTL_KIND_MIGRATE &&
 		    recs[j].prev_tid == (uint32_t)pid &&
 		    recs[j].from_cpu == (uint32_t)last && recs[j].to_cpu == 0)
 			break;
 	ASSERT_LT(j, n) TH_LOG("no record of the move of %d to cpu 0", pid);
 	e = find_dispatch(recs, n, pid, &j);
 	ASSERT_NE(NULL, e) TH_LOG("no dispatch of %d on cpu 0", pid);
-	ASSERT_FALSE(e->flags & DTL_F_BLOCKED_UNKNOWN);
+	ASSERT_FALSE(e->flags & PERF_DTL_F_BLOCKED_UNKNOWN);
 	slept = e->blocked_ns;
 	TH_LOG("task %d slept %llu ns (asleep at %llu ns or sooner, woken at %llu-%llu ns)",
 	       pid, slept, seen - before, w0 - before, w1 - before);
@@ -1081,7 +1083,7 @@ static void pair_procs(int cpu, int rounds, pid_t *pids)
  */
 TEST(lost_filtered)
 {
-	uint64_t preempt = DTL_EVENT_TRACE | (1ULL << DTL_KIND_PREEMPT) << 8;
+	uint64_t preempt = PERF_DTL_EVENT_TRACE | (1ULL << PERF_DTL_KIND_PREEMPT) << 8;
 	unsigned long long lapped = 0, from = 0, t0, elapsed;
 	int cpu = dtl_last_cpu(), rounds;
 	struct dtl_trace_buf tf;
@@ -1092,7 +1094,7 @@ TEST(lost_filtered)
 
 	entries = dtl_read_ll(DTL_MODULE "/parameters/log_entries");
 	ASSERT_GT(entries, 0);
-	ASSERT_EQ(0, dtl_trace_open(&tf, -1, cpu, preempt, 0, DTL_POLL_MAX_NS, 0, 256));
+	ASSERT_EQ(0, dtl_trace_open(&tf, -1, cpu, preempt, 0, PERF_DTL_POLL_MAX_NS, 0, 256));
 	/* Two switches a round: 1.5 logs' worth. */
 	rounds = entries * 3 / 4;
 	t0 = dtl_now_ns();
@@ -1104,8 +1106,8 @@ TEST(lost_filtered)
 	ASSERT_EQ(0, ioctl(tf.fd, PERF_EVENT_IOC_DISABLE, 0));
 	nf = dtl_trace_take(&tf, recs, MAX_RECORDS);
 	for (i = 0; i < nf; i++) {
-		if (recs[i].kind != DTL_KIND_LOST) {
-			ASSERT_EQ(DTL_KIND_PREEMPT, recs[i].kind);
+		if (recs[i].kind != PERF_DTL_KIND_LOST) {
+			ASSERT_EQ(PERF_DTL_KIND_PREEMPT, recs[i].kind);
 			ASSERT_GE(recs[i].seq, from);
 			from = recs[i].seq + 1;
 			continue;
@@ -1120,7 +1122,7 @@ TEST(lost_filtered)
 	TH_LOG("%d rounds in %llu ms; filtered event: %zu records, %u LOST for %llu lapped",
 	       rounds, elapsed / 1000000, nf, nlost, lapped);
 	/* Slower than a log a poll period: no sure wrap. */
-	if (!lapped && elapsed >= DTL_POLL_MAX_NS) {
+	if (!lapped && elapsed >= PERF_DTL_POLL_MAX_NS) {
 		dtl_trace_close(&tf);
 		SKIP(return, "%d rounds took %llu ms here, over a poll period: no sure wrap",
 		     rounds, elapsed / 1000000);

@@ -207,7 +207,7 @@ static int ns_child(void)
 {
 	struct perf_event_mmap_page *pc;
 	struct perf_event_attr attr;
-	struct dtl_entry e;
+	struct perf_dtl_entry e;
 	uint64_t head, off;
 	size_t rb = 2 * 4096, aux_size = 64 * 4096;
 	int fd, i, mine = 0, hidden = 0, bad = 0;
@@ -240,7 +240,7 @@ static int ns_child(void)
 	head = __atomic_load_n(&pc->aux_head, __ATOMIC_ACQUIRE);
 	for (off = 0; off < head && off < aux_size; off += sizeof(e)) {
 		memcpy(&e, aux + off, sizeof(e));
-		if (e.kind == DTL_KIND_LOST || e.kind == DTL_KIND_MIGRATE)
+		if (e.kind == PERF_DTL_KIND_LOST || e.kind == PERF_DTL_KIND_MIGRATE)
 			continue;
 		/* This namespace holds one task, pid 1: all else is hidden. */
 		if (e.prev_tid > 1 || e.next_tid > 1 || e.prev_pid > 1 ||

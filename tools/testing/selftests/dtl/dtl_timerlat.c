@@ -38,7 +38,7 @@
 #define ACTIVATIONS	200
 #define PERIOD_US	2000
 #define AUX_PAGES	256
-#define MAX_RECORDS	(AUX_PAGES * 4096 / DTL_ENTRY_SIZE)
+#define MAX_RECORDS	(AUX_PAGES * 4096 / PERF_DTL_ENTRY_SIZE)
 
 static int tracing_write(const char *file, const char *val)
 {
@@ -162,7 +162,7 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct dtl_entry recs[MAX_CPUS][MAX_RECORDS];
+static struct perf_dtl_entry recs[MAX_CPUS][MAX_RECORDS];
 static size_t nrecs[MAX_CPUS];
 static long long diffs[MAX_CPUS * ACTIVATIONS];
 
@@ -184,7 +184,7 @@ static void match_trace(FILE *trace, int ncpu, const struct waiter *w,
 	struct tl_rec r;
 
 	while (fgets(line, sizeof(line), trace)) {
-		struct dtl_entry *best = NULL;
+		struct perf_dtl_entry *best = NULL;
 		size_t k;
 
 		if (parse_trace_line(line, &r) || r.cpu >= ncpu ||
@@ -200,10 +200,10 @@ static void match_trace(FILE *trace, int ncpu, const struct waiter *w,
 		st->threads++;
 		/* The trace prints microseconds: allow 1 us. */
 		for (k = 0; k < nrecs[r.cpu]; k++) {
-			struct dtl_entry *e = &recs[r.cpu][k];
+			struct perf_dtl_entry *e = &recs[r.cpu][k];
 
-			if (e->kind == DTL_KIND_MIGRATE ||
-			    e->kind == DTL_KIND_LOST ||
+			if (e->kind == PERF_DTL_KIND_MIGRATE ||
+			    e->kind == PERF_DTL_KIND_LOST ||
 			    e->next_tid != (uint32_t)r.pid)
 				continue;
 			if (e->time > r.time_ns + 1000)
@@ -296,10 +296,10 @@ TEST(timerlat_agrees_with_dtl)
 		head = __atomic_load_n(&pc[cpu]->aux_head, __ATOMIC_ACQUIRE);
 		tail = pc[cpu]->aux_tail;
 		for (; tail < head && nrecs[cpu] < MAX_RECORDS;
-		     tail += DTL_ENTRY_SIZE)
+		     tail += PERF_DTL_ENTRY_SIZE)
 			memcpy(&recs[cpu][nrecs[cpu]++],
 			       (char *)aux[cpu] + tail % aux_size,
-			       DTL_ENTRY_SIZE);
+			       PERF_DTL_ENTRY_SIZE);
 	}
 
 	for (cpu = 0; cpu < ncpu; cpu++)

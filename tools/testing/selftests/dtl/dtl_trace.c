@@ -99,7 +99,7 @@ static int pingpong_run(struct pingpong *pp)
 
 #define MAX_RECORDS	65536
 
-static struct dtl_entry recs[MAX_RECORDS], recs2[MAX_RECORDS];
+static struct perf_dtl_entry recs[MAX_RECORDS], recs2[MAX_RECORDS];
 
 /*
  * A CPU-wide trace of the ping-pong: each thread is dispatched at least
@@ -117,7 +117,7 @@ TEST(pingpong_records)
 	struct dtl_trace_buf t;
 	size_t n;
 
-	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, DTL_EVENT_TRACE, 0, 1000000, 0, 64))
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0, 1000000, 0, 64))
 		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	pp.main_cs = thread_switches();
@@ -130,16 +130,16 @@ TEST(pingpong_records)
 	ASSERT_GE(n, 2 * pp.rounds);
 
 	for (i = 0; i < n; i++) {
-		struct dtl_entry *e = &recs[i];
+		struct perf_dtl_entry *e = &recs[i];
 
-		ASSERT_NE(DTL_KIND_LOST, e->kind)
+		ASSERT_NE(PERF_DTL_KIND_LOST, e->kind)
 			TH_LOG("%llu records lost", (unsigned long long)e->lost);
 		ASSERT_EQ(pp.cpu, e->cpu);
 		if (i) {
 			ASSERT_EQ(recs[i - 1].seq + 1, e->seq);
 			ASSERT_LE(recs[i - 1].time, e->time);
 		}
-		if (e->kind == DTL_KIND_MIGRATE)
+		if (e->kind == PERF_DTL_KIND_MIGRATE)
 			continue;
 		EXPECT_LT(e->wait_ns, 1000000000ULL);
 		if (e->next_tid == (uint32_t)me)
@@ -149,9 +149,9 @@ TEST(pingpong_records)
 		if (e->prev_tid != (uint32_t)me && e->prev_tid != (uint32_t)pp.tid)
 			continue;
 		EXPECT_EQ(getpid(), (pid_t)e->prev_pid);
-		if (e->kind == DTL_KIND_BLOCK)
+		if (e->kind == PERF_DTL_KIND_BLOCK)
 			blocks++;
-		else if (e->kind == DTL_KIND_PREEMPT)
+		else if (e->kind == PERF_DTL_KIND_PREEMPT)
 			preempts++;
 	}
 	TH_LOG("dispatches: main %u, pong %u; blocks %u, preemptions %u",
@@ -181,7 +181,7 @@ TEST(forced_loss)
 	size_t n, m, i;
 	unsigned int nlost = 0;
 
-	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, DTL_EVENT_TRACE, 0, 1000000, 0, 2))
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0, 1000000, 0, 2))
 		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, pingpong_run(&pp));
@@ -192,11 +192,11 @@ TEST(forced_loss)
 	m = dtl_trace_take(&t, recs + n, MAX_RECORDS - n);
 	n += m;
 	ASSERT_GT(n, 1);
-	ASSERT_NE(DTL_KIND_LOST, recs[0].kind);
+	ASSERT_NE(PERF_DTL_KIND_LOST, recs[0].kind);
 	first = recs[0].seq;
 	next = first;
 	for (i = 0; i < n; i++) {
-		if (recs[i].kind == DTL_KIND_LOST) {
+		if (recs[i].kind == PERF_DTL_KIND_LOST) {
 			/* It accounts for every number up to its own. */
 			nlost++;
 			lost += recs[i].lost + recs[i].lapped;
@@ -229,8 +229,8 @@ TEST(two_sessions)
 	struct dtl_trace_buf a, b;
 	size_t na, nb, i, j, same = 0;
 
-	ASSERT_EQ(0, dtl_trace_open(&a, -1, pp.cpu, DTL_EVENT_TRACE, 0, 1000000, 0, 64));
-	ASSERT_EQ(0, dtl_trace_open(&b, -1, pp.cpu, DTL_EVENT_TRACE, 0, 5000000, 0, 64));
+	ASSERT_EQ(0, dtl_trace_open(&a, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0, 1000000, 0, 64));
+	ASSERT_EQ(0, dtl_trace_open(&b, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0, 5000000, 0, 64));
 	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, pingpong_run(&pp));
@@ -297,7 +297,7 @@ TEST(per_task)
 	ASSERT_EQ(0, pipe(tt.pp.from));
 	ASSERT_EQ(0, pthread_create(&th, NULL, traced_pong, &tt));
 	ASSERT_EQ(1, read(tt.ready[0], &c, 1));
-	ASSERT_EQ(0, dtl_trace_open(&tt.t, tt.pp.tid, -1, DTL_EVENT_TRACE, 0, 0, 0, 64))
+	ASSERT_EQ(0, dtl_trace_open(&tt.t, tt.pp.tid, -1, PERF_DTL_EVENT_TRACE, 0, 0, 0, 64))
 		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(tt.t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(1, write(tt.go[1], "g", 1));
@@ -309,11 +309,11 @@ TEST(per_task)
 	pthread_join(th, NULL);
 	n = dtl_trace_take(&tt.t, recs, MAX_RECORDS);
 	for (i = 0; i < n; i++) {
-		ASSERT_NE(DTL_KIND_LOST, recs[i].kind);
+		ASSERT_NE(PERF_DTL_KIND_LOST, recs[i].kind);
 		if (recs[i].prev_tid == (uint32_t)tt.pp.tid ||
 		    recs[i].next_tid == (uint32_t)tt.pp.tid)
 			mine++;
-		if (recs[i].kind != DTL_KIND_MIGRATE &&
+		if (recs[i].kind != PERF_DTL_KIND_MIGRATE &&
 		    recs[i].next_tid == (uint32_t)tt.pp.tid)
 			disp++;
 	}
@@ -343,7 +343,7 @@ static void *spin_main(void *arg)
 TEST(filters)
 {
 	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 300 };
-	uint64_t block = DTL_EVENT_TRACE | (1ULL << DTL_KIND_BLOCK) << 8;
+	uint64_t block = PERF_DTL_EVENT_TRACE | (1ULL << PERF_DTL_KIND_BLOCK) << 8;
 	struct dtl_trace_buf tb, tw;
 	size_t nb, nw, i;
 	unsigned int slow = 0;
@@ -352,7 +352,7 @@ TEST(filters)
 
 	ASSERT_EQ(0, dtl_trace_open(&tb, -1, pp.cpu, block, 0, 1000000, 0, 64));
 	/* min_wait_us is config1. */
-	ASSERT_EQ(0, dtl_trace_open(&tw, -1, pp.cpu, DTL_EVENT_TRACE, 200, 1000000, 0, 64));
+	ASSERT_EQ(0, dtl_trace_open(&tw, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 200, 1000000, 0, 64));
 	ASSERT_EQ(0, ioctl(tb.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, ioctl(tw.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, pthread_create(&hog, NULL, spin_main, &stop));
@@ -369,11 +369,11 @@ TEST(filters)
 	ASSERT_GT(nb, 0);
 	ASSERT_GT(nw, 0);
 	for (i = 0; i < nb; i++)
-		ASSERT_EQ(DTL_KIND_BLOCK, recs[i].kind)
+		ASSERT_EQ(PERF_DTL_KIND_BLOCK, recs[i].kind)
 			TH_LOG("record %zu is %u", i, recs[i].kind);
 	for (i = 0; i < nw; i++) {
-		ASSERT_NE(DTL_KIND_LOST, recs2[i].kind);
-		if (recs2[i].kind == DTL_KIND_MIGRATE)
+		ASSERT_NE(PERF_DTL_KIND_LOST, recs2[i].kind);
+		if (recs2[i].kind == PERF_DTL_KIND_MIGRATE)
 			continue;
 		ASSERT_GE(recs2[i].wait_ns, 200000ULL);
 		slow++;
@@ -424,7 +424,7 @@ TEST(drain_bounded)
 {
 	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 1000 };
 	struct dtl_trace_buf t[DRAIN_SESSIONS];
-	static struct dtl_entry r[DRAIN_SESSIONS][MAX_RECORDS];
+	static struct perf_dtl_entry r[DRAIN_SESSIONS][MAX_RECORDS];
 	size_t n[DRAIN_SESSIONS] = { 0 };
 	struct drain_stat st;
 	int i, b;
@@ -436,7 +436,7 @@ TEST(drain_bounded)
 	ASSERT_EQ(0, dtl_write_file(DTL_DEBUGFS "/drain", "0"));
 
 	for (i = 0; i < DRAIN_SESSIONS; i++) {
-		ASSERT_EQ(0, dtl_trace_open(&t[i], -1, pp.cpu, DTL_EVENT_TRACE,
+		ASSERT_EQ(0, dtl_trace_open(&t[i], -1, pp.cpu, PERF_DTL_EVENT_TRACE,
 					    0, 100000000, 0, 256));
 		ASSERT_EQ(0, ioctl(t[i].fd, PERF_EVENT_IOC_ENABLE, 0));
 	}
@@ -467,7 +467,7 @@ TEST(drain_bounded)
 		       n[i] ? (unsigned long long)r[i][n[i] - 1].seq : 0ULL);
 		ASSERT_GT(n[i], 2 * DRAIN_BURSTS * pp.rounds);
 		for (j = 0; j < n[i]; j++) {
-			ASSERT_NE(DTL_KIND_LOST, r[i][j].kind)
+			ASSERT_NE(PERF_DTL_KIND_LOST, r[i][j].kind)
 				TH_LOG("session %d lost %llu, lapped %llu", i,
 				       (unsigned long long)r[i][j].lost,
 				       (unsigned long long)r[i][j].lapped);
@@ -538,13 +538,13 @@ TEST_F(hotplug, logs_follow_hotplug)
 	ASSERT_EQ(0, log_bytes(pp.cpu)) TH_LOG("a log before any trace event, or no %s",
 					       DTL_DEBUGFS "/logs");
 	ASSERT_EQ(0, set_online(pp.cpu, 0));
-	ASSERT_EQ(0, dtl_trace_open(&a, -1, 0, DTL_EVENT_TRACE, 0, 0, 0, 8));
+	ASSERT_EQ(0, dtl_trace_open(&a, -1, 0, PERF_DTL_EVENT_TRACE, 0, 0, 0, 8));
 	EXPECT_GT(log_bytes(0), 0);
 	EXPECT_EQ(0, log_bytes(pp.cpu)) TH_LOG("cpu%d is offline", pp.cpu);
 	ASSERT_EQ(0, set_online(pp.cpu, 1));
 	EXPECT_EQ(log_bytes(0), log_bytes(pp.cpu));
 
-	ASSERT_EQ(0, dtl_trace_open(&b, -1, pp.cpu, DTL_EVENT_TRACE, 0, 0, 0, 64));
+	ASSERT_EQ(0, dtl_trace_open(&b, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0, 0, 0, 64));
 	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, pingpong_run(&pp));
 	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_DISABLE, 0));
@@ -570,7 +570,7 @@ TEST(busy_file)
 	snprintf(want, sizeof(want), "cpu%d: idle", cpu);
 	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("busy: %s", buf);
 
-	ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, DTL_EVENT_TRACE, 0, 0, 0, 4));
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, PERF_DTL_EVENT_TRACE, 0, 0, 0, 4));
 	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/busy", buf, sizeof(buf)));
 	snprintf(want, sizeof(want), "cpu%d:\n tracing pid=%d since=", cpu,
 		 getpid());
@@ -591,7 +591,7 @@ TEST(bad_aux)
 	ASSERT_EQ(0, dtl_event_config("dispatches", &config));
 	EXPECT_EQ(-ENOMEM, dtl_trace_open(&t, 0, -1, config, 0, 0, 0, 4));
 	dtl_trace_close(&t);
-	EXPECT_EQ(-ENOMEM, dtl_trace_open(&t, 0, -1, DTL_EVENT_TRACE, 0, 0, 0, 1));
+	EXPECT_EQ(-ENOMEM, dtl_trace_open(&t, 0, -1, PERF_DTL_EVENT_TRACE, 0, 0, 0, 1));
 	dtl_trace_close(&t);
 	EXPECT_EQ(0, dtl_hook_users());
 }

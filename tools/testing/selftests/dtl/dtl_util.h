@@ -243,7 +243,7 @@ static inline void dtl_trace_close(struct dtl_trace_buf *t)
 
 /* Take the records between aux_tail and aux_head, and consume them. */
 static inline size_t dtl_trace_take(struct dtl_trace_buf *t,
-				    struct dtl_entry *out, size_t max)
+				    struct perf_dtl_entry *out, size_t max)
 {
 	uint64_t head = __atomic_load_n(&t->pc->aux_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = t->pc->aux_tail;
