@@ -20,7 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/kernel.h>
-#include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include "auxtrace.h"
@@ -238,6 +237,12 @@ static pid_t dtl_thread_pid(struct dtl *dtl, pid_t tid)
 	return pid;
 }
 
+/* @src cut to fit @dst (@dst was zeroed). */
+static void dtl_copy_comm(char *dst, size_t len, const char *src)
+{
+	memcpy(dst, src, strnlen(src, len - 1));
+}
+
 /*
  * The tasks' names for the sample.  The record after a switch on a CPU
  * names as its outgoing task the one that switch dispatched: the same
@@ -258,16 +263,16 @@ static void dtl_names(struct dtl_queue *dq, const struct perf_dtl_entry *e,
 	else
 		prev = machine__find_thread(machine, e->prev_pid, e->prev_tid);
 	if (prev)
-		strlcpy(raw->prev_comm, thread__comm_str(prev),
-			sizeof(raw->prev_comm));
+		dtl_copy_comm(raw->prev_comm, sizeof(raw->prev_comm),
+			      thread__comm_str(prev));
 	thread__put(prev);
 	if (e->kind == PERF_DTL_KIND_MIGRATE)
 		return;
 
 	next = machine__find_thread(machine, e->next_pid, e->next_tid);
 	if (next)
-		strlcpy(raw->next_comm, thread__comm_str(next),
-			sizeof(raw->next_comm));
+		dtl_copy_comm(raw->next_comm, sizeof(raw->next_comm),
+			      thread__comm_str(next));
 	thread__put(dq->last_next);
 	dq->last_next = next;
 	dq->last_cpu = e->cpu;
