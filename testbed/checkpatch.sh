@@ -13,10 +13,22 @@ else
 	rc=1
 fi
 # The edits to existing files are git patches: their messages and diffs too.
-patches=(patches/*/*.patch)
-if "$DTL_SRC/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types "${patches[@]}"; then
-	echo "checkpatch: ${#patches[@]} patches, 0 errors, 0 warnings, 0 checks"
+# checkpatch.pl checks a file that git tracks as a source file (-f), so
+# each patch goes in on stdin.
+n=0
+bad=0
+for p in patches/*/*.patch; do
+	n=$((n + 1))
+	if ! "$DTL_SRC/scripts/checkpatch.pl" --strict --no-tree --quiet \
+		--show-types - < "$p"; then
+		echo "checkpatch: in $p"
+		bad=$((bad + 1))
+	fi
+done
+if [ "$bad" -eq 0 ]; then
+	echo "checkpatch: $n patches, 0 errors, 0 warnings, 0 checks"
 else
+	echo "checkpatch: $bad of $n patches have problems"
 	rc=1
 fi
 exit $rc
