@@ -5,9 +5,13 @@
 # the upstream build path, on an architecture the debug kernel does not
 # cover.  The prepared tree is cached; a rerun takes seconds.
 #
-# usage: build-intree.sh [i386]: i386 builds for 32-bit x86 with the
-# host's compiler (-m32), where u64 division and 64-bit hashes differ:
+# usage: build-intree.sh [i386|ppc64le]: i386 builds for 32-bit x86 with
+# the host's compiler (-m32), where u64 division and 64-bit hashes differ:
 # dtl depends on 64BIT || COMPILE_TEST, so that build has COMPILE_TEST.
+# ppc64le (Debian's powerpc64le cross compiler, ppc64le_defconfig, which
+# has the pseries dispatch trace log of asm/dtl.h) builds dtl into the
+# kernel next to powerpc's own dtl code, and checks that no global symbol
+# of dtl is one that powerpc's dtl objects define.
 # arm64 builds dtl into the kernel (CONFIG_PERF_DTL=y): the one build
 # that compiles its built-in steal source, the kernel's paravirt steal
 # clock (the module build for arm64 is cross-built against Debian's
@@ -21,12 +25,24 @@ karch=x86
 want=m
 [ "$DTL_ARCH" = arm64 ] && karch=arm64 want=y
 cross=$DTL_CROSS
-if [ "${1:-}" = i386 ]; then
+defconfig=defconfig
+case "${1:-}" in
+i386)
 	karch=i386
 	cross=
 	out=$DTL_CACHE/build/intree-i386
-fi
-mk=(make -s -C "$tree" O="$out" ARCH=$karch CROSS_COMPILE="$cross")
+	;;
+ppc64le)
+	karch=powerpc
+	cross=powerpc64le-linux-gnu-
+	want=y
+	defconfig=ppc64le_defconfig
+	out=$DTL_CACHE/build/intree-ppc64le
+	command -v ${cross}gcc >/dev/null ||
+		die "no ${cross}gcc (apt-get install gcc-powerpc64le-linux-gnu)"
+	;;
+esac
+mk=(make -s -C "$tree" O="$out" ARCH="$karch" CROSS_COMPILE="$cross")
 
 cfg=(-e FTRACE -e PERF_EVENTS)
 if [ $want = y ]; then cfg+=(-e PERF_DTL); else cfg+=(-m PERF_DTL); fi
@@ -37,7 +53,7 @@ mark=$out/.prepared-$(echo "${cfg[*]}" | sha256sum | cut -c1-8)
 mkdir -p "$out"
 if [ ! -f "$mark" ]; then
 	rm -f "$out"/.prepared*
-	"${mk[@]}" defconfig >/dev/null
+	"${mk[@]}" $defconfig >/dev/null
 	"$tree/scripts/config" --file "$out/.config" "${cfg[@]}"
 	"${mk[@]}" olddefconfig >/dev/null
 	grep -qx "CONFIG_PERF_DTL=$want" "$out/.config" ||
@@ -48,7 +64,8 @@ if [ ! -f "$mark" ]; then
 fi
 "${mk[@]}" W=1 drivers/perf/dtl/ >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; die "in-tree build of dtl failed"; }
-if grep -q 'warning:' "$out/build.log"; then
+# (Not bison's notes on scripts/genksyms, which powerpc builds on first use.)
+if grep 'warning:' "$out/build.log" | grep -qv '/scripts/genksyms/'; then
 	cat "$out/build.log"
 	die "in-tree build of dtl has warnings"
 fi
@@ -57,6 +74,21 @@ fi
 if [ "$karch" = i386 ] &&
    nm -u "$out/drivers/perf/dtl/dtl_pmu.o" | grep -E '__(u)?(div|mod)di3'; then
 	die "dtl divides 64-bit values with libgcc's helpers: use div_u64()"
+fi
+# powerpc: its dispatch trace log (asm/dtl.h, platforms/pseries) links
+# into the same kernel.  Compile those objects and compare global symbols.
+if [ "$karch" = powerpc ]; then
+	ppc=(arch/powerpc/platforms/pseries/dtl.o arch/powerpc/platforms/pseries/lpar.o
+	     arch/powerpc/platforms/pseries/setup.o)
+	"${mk[@]}" "${ppc[@]}" >>"$out/build.log" 2>&1 ||
+		{ tail -20 "$out/build.log"; die "powerpc's dtl objects did not build"; }
+	ours=$("${cross}nm" -g --defined-only "$out/drivers/perf/dtl/built-in.a" |
+		awk 'NF == 3 { print $3 }' | sort -u)
+	theirs=$(for o in "${ppc[@]}"; do "${cross}nm" -g --defined-only "$out/$o"; done |
+		awk 'NF == 3 { print $3 }' | sort -u)
+	both=$(comm -12 <(echo "$ours") <(echo "$theirs"))
+	[ -z "$both" ] || die "dtl defines symbols powerpc's dtl also defines: $both"
+	echo "ppc64le: $(echo "$ours" | wc -l) global symbols of dtl, $(echo "$theirs" | wc -l) of powerpc's dtl objects, none shared" >&2
 fi
 if [ $want = y ]; then
 	echo "$out/drivers/perf/dtl/built-in.a"

@@ -14,7 +14,7 @@ pkgs=(
 	"$DTL_STOCK_PERF_PKG"
 	libtraceevent-dev libtracefs-dev libdw-dev libzstd-dev libcap-dev
 	libnuma-dev libunwind-dev
-	dkms
+	dkms gcc-powerpc64le-linux-gnu
 )
 
 missing=()
