@@ -13,7 +13,51 @@ result() {	# result NAME PASS FAIL SKIP
 summary=$(mktemp)
 failures=$(mktemp)
 log=$(mktemp)
-trap 'rm -f "$summary" "$failures" "$log"' EXIT
+times=$(mktemp)
+dbg_out=$(mktemp) dbg_err=$(mktemp) dbg_time=$(mktemp) dbg_pid=''
+trap '[ -z "$dbg_pid" ] || kill -- -"$dbg_pid" 2>/dev/null
+      rm -f "$summary" "$failures" "$log" "$times" "$dbg_out" "$dbg_err" "$dbg_time"' EXIT
+
+# The debug kernel: KASAN, lockdep, kmemleak, KUnit, timerlat, with dtl in
+# the tree.  Built once (~20 min on 2 cores), then cached.  A cold build
+# runs in the background at nice 19, in its own process group, while the
+# host checks and the other guests run: a guest keeps one core busy, the
+# build takes what is left.
+if [ "${DTL_DEBUG_KERNEL:-1}" = 0 ]; then
+	echo "# ==== debug kernel: skipped (DTL_DEBUG_KERNEL=0)"
+	result debug-kernel 0 0 1
+else
+	dtl_stage_tree >/dev/null	# once, before anything builds in it
+	setsid bash -c 'start=$SECONDS
+		nice -n 19 "$1" >"$2" 2>"$3"; rc=$?
+		echo $((SECONDS - start)) >"$4"; exit $rc' _ \
+		"$DTL_TOP/testbed/build-debug-kernel.sh" "$dbg_out" "$dbg_err" "$dbg_time" &
+	dbg_pid=$!
+fi
+
+# stage NAME: a banner; the time each stage took is listed at the end
+# (CI has a time limit: this says where the time goes).
+stage_name='' stage_start=$SECONDS
+stage() {
+	[ -z "$stage_name" ] ||
+		printf '%6d s  %s\n' $((SECONDS - stage_start)) "$stage_name" >>"$times"
+	stage_name=$1 stage_start=$SECONDS
+	[ -z "$1" ] || echo "# ==== $1"
+}
+
+# stamp: copy a guest's output, and before each test's banner and at the
+# end, the seconds since the previous banner.
+stamp() {
+	local line t=$SECONDS
+	while IFS= read -r line || [ -n "$line" ]; do
+		if [[ $line == '# ==== '* ]]; then
+			echo "# (previous test: $((SECONDS - t)) s)"
+			t=$SECONDS
+		fi
+		printf '%s\n' "$line"
+	done
+	echo "# (previous test: $((SECONDS - t)) s)"
+}
 
 # failed_detail NAME < guest log: for each guest test that failed, its
 # failed assertions with the lines logged just before them, gathered for
@@ -40,21 +84,21 @@ failed_detail() {
 	}'
 }
 
-echo "# ==== host: checkpatch --strict"
+stage "host: checkpatch --strict"
 if (cd "$DTL_TOP" && make -s checkpatch); then
 	result host/checkpatch 1 0 0
 else
 	result host/checkpatch 0 1 0
 fi
 
-echo "# ==== host: tools copy of the record format header"
+stage "host: tools copy of the record format header"
 if cmp "$DTL_TOP/include/uapi/linux/perf_dtl.h" "$DTL_TOP/tools/include/uapi/linux/perf_dtl.h"; then
 	result host/uapi-header-copy 1 0 0
 else
 	result host/uapi-header-copy 0 1 0
 fi
 
-echo "# ==== host: perf's dtl decoder, unit test and libFuzzer (${DTL_FUZZ_SECONDS:-60} s)"
+stage "host: perf's dtl decoder, unit test and libFuzzer (${DTL_FUZZ_SECONDS:-60} s)"
 if out=$("$DTL_TOP/testbed/decoder/run.sh" 2>&1); then
 	echo "$out"
 	result host/decoder-unit "$(grep -c '^ok ' <<<"$out")" "$(grep -c '^not ok ' <<<"$out")" 0
@@ -65,7 +109,7 @@ else
 	grep -q '^fuzz: ' <<<"$out" || result host/decoder-fuzz 0 1 0
 fi
 
-echo "# ==== host: perf script/report (ASan, UBSan) over mutated dtl recordings (${DTL_FUZZ_SECONDS:-60} s)"
+stage "host: perf script/report (ASan, UBSan) over mutated dtl recordings (${DTL_FUZZ_SECONDS:-60} s)"
 if "$DTL_TOP/testbed/fuzz/run.sh"; then
 	result host/perf-data-fuzz 1 0 0
 else
@@ -74,7 +118,7 @@ fi
 
 # The perf Python test on the host, with the fuzzer's perf (which has
 # libpython; the guest's has not) over the seed recordings.
-echo "# ==== host: perf script -s dtl-events.py over the fuzzer's seed recordings"
+stage "host: perf script -s dtl-events.py over the fuzzer's seed recordings"
 if perf=$(DTL_PERF_ASAN=1 "$DTL_TOP/testbed/build-perf.sh"); then
 	for f in "$DTL_TOP"/testbed/fuzz/seeds/*.data; do
 		if PATH=${perf%/*}:$PATH DTL_DATA=$f ASAN_OPTIONS=detect_leaks=0 \
@@ -88,7 +132,7 @@ else
 	result host/perf-python 0 1 0
 fi
 
-echo "# ==== host: module build with W=1 against $DTL_KHEADERS"
+stage "host: module build with W=1 against $DTL_KHEADERS"
 if out=$("$DTL_TOP/testbed/build-module.sh" "$DTL_KHEADERS" "$DTL_CACHE/build/module-w1" 2>&1) &&
    ! grep -q 'warning:' <<<"$out"; then
 	result host/build-W=1 1 0 0
@@ -97,14 +141,21 @@ else
 	result host/build-W=1 0 1 0
 fi
 
-echo "# ==== host: dtl in the tree for i386 (defconfig + COMPILE_TEST + PERF_DTL=m, W=1)"
+stage "host: dtl in the tree for i386 (defconfig + COMPILE_TEST + PERF_DTL=m, W=1)"
 if "$DTL_TOP/testbed/build-intree.sh" i386; then
 	result host/i386-intree-W=1 1 0 0
 else
 	result host/i386-intree-W=1 0 1 0
 fi
 
-echo "# ==== host: dkms.conf (add, build, install in scratch trees), the module in a guest, remove"
+stage "host: dtl in the tree for ppc64le (ppc64le_defconfig + PERF_DTL=y, W=1), next to powerpc's dtl"
+if "$DTL_TOP/testbed/build-intree.sh" ppc64le; then
+	result host/ppc64le-intree-W=1 1 0 0
+else
+	result host/ppc64le-intree-W=1 0 1 0
+fi
+
+stage "host: dkms.conf (add, build, install in scratch trees), the module in a guest, remove"
 if "$DTL_TOP/testbed/dkms.sh"; then
 	result host/dkms 1 0 0
 else
@@ -115,9 +166,9 @@ fi
 guest_suite() {
 	local name=$1 vmrc
 	shift
-	echo "# ==== guest: $name"
-	"$DTL_TOP/testbed/vm-run.sh" -t 2400 -f "${DTL_TESTS:-$DTL_BUILD/tests}=dtl/tests" "$@" \
-		"$DTL_TOP/testbed/guest/all.sh" | tee "$log"
+	stage "guest: $name"
+	"$DTL_TOP/testbed/vm-run.sh" -t "${DTL_VM_LIMIT:-2400}" -f "${DTL_TESTS:-$DTL_BUILD/tests}=dtl/tests" "$@" \
+		"$DTL_TOP/testbed/guest/all.sh" | stamp | tee "$log"
 	vmrc=${PIPESTATUS[0]}
 	while read -r _ test p f s; do
 		result "$name:$test" "$p" "$f" "$s"
@@ -133,25 +184,11 @@ guest_suite() {
 
 guest_suite "${DTL_KERNEL:+custom}${DTL_KERNEL:-debian}"
 
-# The debug kernel: KASAN, lockdep, kmemleak, KUnit, timerlat, with dtl in
-# the tree.  Built once (~20 min on 2 cores), then cached.
-if [ "${DTL_DEBUG_KERNEL:-1}" = 0 ]; then
-	echo "# ==== debug kernel: skipped (DTL_DEBUG_KERNEL=0)"
-	result debug-kernel 0 0 1
-elif kbuild=$("$DTL_TOP/testbed/build-debug-kernel.sh"); then
-	result host/debug-kernel-build 1 0 0
-	DTL_KERNEL=$kbuild/vmlinux DTL_KO=$DTL_CACHE/build/module-debug/dtl_pmu.ko \
-	DTL_APPEND="kmemleak=on kunit.enable=1" \
-		guest_suite debug -f "$DTL_CACHE/build/module-debug/dtl_kunit.ko=dtl/dtl_kunit.ko"
-else
-	result host/debug-kernel-build 0 1 0
-fi
-
 # PREEMPT_RT: the debug kernel with PREEMPT_RT, an hour to build, so
 # built by "make check-rt" only; run here when it is cached.
 if kbuild=$(DTL_FLAVOUR=rt DTL_CACHED_ONLY=1 "$DTL_TOP/testbed/build-debug-kernel.sh"); then
 	DTL_KERNEL=$kbuild/vmlinux DTL_KO=$DTL_CACHE/build/module-rt/dtl_pmu.ko \
-	DTL_APPEND="kmemleak=on kunit.enable=1" \
+	DTL_APPEND="kmemleak=on kunit.enable=1" DTL_VM_LIMIT=7200 \
 		guest_suite rt -f "$DTL_CACHE/build/module-rt/dtl_kunit.ko=dtl/dtl_kunit.ko"
 else
 	echo "# ==== PREEMPT_RT kernel: not built (make check-rt builds it, ~20 min), skipped"
@@ -163,13 +200,14 @@ fi
 if [ "${DTL_ARM64:-1}" = 0 ]; then
 	echo "# ==== arm64: skipped (DTL_ARM64=0)"
 	result arm64 0 0 1
-elif (export DTL_ARCH=arm64
+elif stage "host: arm64 setup and cross builds" &&
+     (export DTL_ARCH=arm64
       "$DTL_TOP/testbed/setup-arm64.sh" &&
       "$DTL_TOP/testbed/build-module.sh" >/dev/null &&
       "$DTL_TOP/testbed/build-perf.sh" >/dev/null &&
       "$DTL_TOP/testbed/build-tests.sh"); then
 	result host/arm64-build 1 0 0
-	echo "# ==== host: dtl in the tree for arm64 (defconfig + PERF_DTL=y, W=1)"
+	stage "host: dtl in the tree for arm64 (defconfig + PERF_DTL=y, W=1)"
 	if DTL_ARCH=arm64 "$DTL_TOP/testbed/build-intree.sh"; then
 		result host/arm64-intree-W=1 1 0 0
 	else
@@ -180,6 +218,25 @@ else
 	result host/arm64-build 0 1 0
 fi
 
+# The debug kernel's suite, once its build (started first) is done.
+if [ -n "$dbg_pid" ]; then
+	stage "host: waiting for the debug kernel build"
+	if wait "$dbg_pid"; then
+		kbuild=$(cat "$dbg_out")
+		result host/debug-kernel-build 1 0 0
+		DTL_KERNEL=$kbuild/vmlinux DTL_KO=$DTL_CACHE/build/module-debug/dtl_pmu.ko \
+		DTL_APPEND="kmemleak=on kunit.enable=1" \
+			guest_suite debug -f "$DTL_CACHE/build/module-debug/dtl_kunit.ko=dtl/dtl_kunit.ko"
+	else
+		cat "$dbg_err"
+		result host/debug-kernel-build 0 1 0
+	fi
+	dbg_pid=''
+	printf '%6d s  %s\n' "$(cat "$dbg_time" 2>/dev/null || echo '?')" \
+		"host: debug kernel build (in the background, nice 19)" >>"$times"
+fi
+
+stage ''
 if [ -s "$failures" ]; then
 	echo
 	echo "# ==== failed guest tests (the full output is above)"
@@ -188,5 +245,8 @@ fi
 echo
 echo "# ==== summary"
 cat "$summary"
+echo
+echo "# ==== time per stage, $((SECONDS / 60)) min in all"
+cat "$times"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
