@@ -19,14 +19,24 @@
 #define PERF_DTL_FORMAT_VERSION	1
 #define PERF_DTL_ENTRY_SIZE		64
 
-/* Why the outgoing task left the CPU, or what else the record says. */
+/**
+ * enum perf_dtl_kind - why the outgoing task left the CPU, or what else a
+ *	record says
+ * @PERF_DTL_KIND_DISPATCH: prev was the idle task
+ * @PERF_DTL_KIND_PREEMPT: prev was still runnable
+ * @PERF_DTL_KIND_BLOCK: prev went to sleep
+ * @PERF_DTL_KIND_EXIT: prev exited
+ * @PERF_DTL_KIND_MIGRATE: a task moved to another CPU
+ * @PERF_DTL_KIND_LOST: records this event could not keep
+ * @PERF_DTL_KIND_MAX: the number of kinds
+ */
 enum perf_dtl_kind {
-	PERF_DTL_KIND_DISPATCH	= 0,	/* prev was the idle task */
-	PERF_DTL_KIND_PREEMPT	= 1,	/* prev was still runnable */
-	PERF_DTL_KIND_BLOCK		= 2,	/* prev went to sleep */
-	PERF_DTL_KIND_EXIT		= 3,	/* prev exited */
-	PERF_DTL_KIND_MIGRATE	= 4,	/* a task moved to another CPU */
-	PERF_DTL_KIND_LOST		= 5,	/* records this event could not keep */
+	PERF_DTL_KIND_DISPATCH	= 0,
+	PERF_DTL_KIND_PREEMPT	= 1,
+	PERF_DTL_KIND_BLOCK		= 2,
+	PERF_DTL_KIND_EXIT		= 3,
+	PERF_DTL_KIND_MIGRATE	= 4,
+	PERF_DTL_KIND_LOST		= 5,
 	PERF_DTL_KIND_MAX
 };
 
@@ -36,36 +46,50 @@ enum perf_dtl_kind {
 #define PERF_DTL_F_BLOCKED_UNKNOWN	(1U << 2)	/* blocked_ns not known */
 #define PERF_DTL_F_STEAL_SATURATED	(1U << 3)	/* steal_ns >= U32_MAX */
 
-/*
- * One record.  DISPATCH, PREEMPT, BLOCK and EXIT records describe a context
- * switch on @cpu from prev to next:
+/**
+ * struct perf_dtl_entry - one record of the dispatch trace log
+ *
+ * DISPATCH, PREEMPT, BLOCK and EXIT records describe a context switch on
+ * @cpu from prev to next.  MIGRATE records name the task in @prev_pid and
+ * @prev_tid and the CPUs in @from_cpu and @to_cpu; @cpu is the CPU that
+ * moved it.  LOST records, of records of this CPU with numbers before @seq
+ * that were not delivered, have the @time of the record before @seq (the
+ * time the drain found them, if the log no longer had it), so that a CPU's
+ * records stay in time order.
+ *
+ * Pids and tids are those of the tracer's pid namespace (the one of the
+ * task that opened the event); a task outside it is 0, and so are the
+ * times that belong to it.
  *
  * @time:	perf's clock (local_clock()) at the switch, in ns
  * @seq:	sequence number of the record in @cpu's log; consecutive
  *		records of a CPU have consecutive numbers, so a gap is the
  *		number of records lost (or filtered out by the event)
+ * @prev_pid:	process (tgid) of the task that left the CPU, or of the
+ *		task that moved (MIGRATE)
+ * @prev_tid:	its thread id
+ * @next_pid:	process of the task dispatched
+ * @next_tid:	its thread id
+ * @from_cpu:	MIGRATE: the CPU the task left
+ * @to_cpu:	MIGRATE: the CPU the task moved to
  * @wait_ns:	time next was runnable before this dispatch, also on run
  *		queues it was moved away from meanwhile; with
  *		PERF_DTL_F_BLOCKED_UNKNOWN (dtl did not see how next left a
  *		CPU), the wait on this CPU's run queue only
+ * @lost:	LOST: records this event would have kept (its filter matched
+ *		them) that its AUX buffer was full or missing for
  * @blocked_ns:	time next slept before the wakeup that queued it (0 if it
  *		was preempted; PERF_DTL_F_BLOCKED_UNKNOWN if dtl does not know)
+ * @lapped:	LOST: records the log overwrote before this event read them;
+ *		its filter never saw them, so some of them it would have
+ *		dropped.  Together with the records the filter dropped, they
+ *		make up the gap in the sequence numbers.
  * @ran_ns:	length of prev's run that ended here
  * @steal_ns:	hypervisor steal time during that run (0 without a steal
  *		clock; saturates, see PERF_DTL_F_STEAL_SATURATED)
- *
- * MIGRATE records name the task in prev_pid/prev_tid and the CPUs in
- * from_cpu/to_cpu; @cpu is the CPU that moved it.  LOST records, of
- * records of this CPU with numbers before @seq that were not delivered,
- * have the @time of the record before @seq (the time the drain found them,
- * if the log no longer had it), so that a CPU's records stay in time order:
- *
- * @lost:	records this event would have kept (its filter matched
- *		them) that its AUX buffer was full or missing for
- * @lapped:	records the log overwrote before this event read them; its
- *		filter never saw them, so some of them it would have
- *		dropped.  Together with the records the filter dropped,
- *		they make up the gap in the sequence numbers.
+ * @kind:	an enum perf_dtl_kind
+ * @flags:	PERF_DTL_F_* flags
+ * @cpu:	the CPU whose log the record is from
  */
 struct perf_dtl_entry {
 	__u64	time;
