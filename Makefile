@@ -8,6 +8,7 @@
 #   make check        every test (TAP), ends with "N passed, N failed, N skipped"
 #   make check-rt     build the PREEMPT_RT debug kernel once (~20 min), then make check
 #   make checkpatch   checkpatch.pl --strict from the 6.12 tree over our files
+#   make series       the git format-patch series with a cover letter, in series/
 #   make bench        benchmarks, prints tables
 #   make fuzz         perf script/report (ASan) over mutated dtl recordings, 10 min
 #   make vm-run SCRIPT=path   run any script in the guest with dtl loaded
@@ -33,7 +34,7 @@ KERNEL_FILES	:= $(shell git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
 			'arch/*.c' 'arch/*.h' 'tools/*.c' 'tools/*.h' 2>/dev/null | \
 			grep -v '^tools/include/')
 
-.PHONY: all setup module selftests perf demo check check-rt checkpatch bench fuzz vm-run clean
+.PHONY: all setup module selftests perf demo check check-rt checkpatch series bench fuzz vm-run clean
 
 all: module
 
@@ -63,6 +64,10 @@ check-rt: setup
 
 checkpatch: setup
 	@$(TB)/checkpatch.sh $(KERNEL_FILES)
+
+# DTL_SERIES_FROM="Name <addr>" sets the author and Signed-off-by.
+series: setup
+	@$(TB)/series.sh
 
 bench: module selftests perf
 	@bench/run.sh

@@ -91,6 +91,11 @@ else
 	result host/checkpatch 0 1 0
 fi
 
+stage "host: make series (git am, checkpatch and kernel-doc per patch, get_maintainer)"
+out=$("$DTL_TOP/testbed/series-check.sh" 2>&1)
+echo "$out"
+result host/series "$(grep -c '^ok ' <<<"$out")" "$(grep -c '^not ok ' <<<"$out")" 0
+
 stage "host: tools copy of the record format header"
 if cmp "$DTL_TOP/include/uapi/linux/perf_dtl.h" "$DTL_TOP/tools/include/uapi/linux/perf_dtl.h"; then
 	result host/uapi-header-copy 1 0 0

@@ -62,3 +62,23 @@ dtl_stage_tree() {
 	"$DTL_TOP/testbed/overlay.sh" "$tree"
 	echo "$tree"
 }
+
+# dtl_series_base DIR "Name <addr>": a git repository in DIR (branch
+# "series", tag "base") whose one commit holds the files of linux-source
+# that the patches in patches/ edit, as Debian ships them: the base the
+# series is written on (series.sh) and applied to (series-check.sh).
+dtl_series_base() {
+	local repo=$1 from=$2 f
+	git -C "$repo" init -q -b series
+	for f in $(sed -n 's|^+++ b/||p' "$DTL_TOP"/patches/*/*.patch | sort -u); do
+		[ -f "$DTL_SRC/$f" ] || die "$f: not in $DTL_SRC"
+		mkdir -p "$repo/$(dirname "$f")"
+		cp "$DTL_SRC/$f" "$repo/$f"
+	done
+	git -C "$repo" add -A
+	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+	git -C "$repo" -c user.name="${from%% <*}" -c user.email="dtl@localhost" \
+		-c commit.gpgsign=false commit -q \
+		-m "Linux $DTL_KREL (the files of linux-source-6.12 that dtl edits)"
+	git -C "$repo" tag base
+}

@@ -90,7 +90,8 @@ case "$d0" in
 esac
 
 if wait $p1; then
-	ktap_test_pass "perf stat on the hotplugged cpu$cpu ended normally ($(awk -F, '$3 == "dtl/dispatches/" { print $1 }' "$tmp/stat1") dispatches)"
+	n=$(awk -F, '$3 == "dtl/dispatches/" { print $1 }' "$tmp/stat1")
+	ktap_test_pass "perf stat on the hotplugged cpu$cpu ended normally ($n dispatches)"
 else
 	ktap_test_fail "perf stat on the hotplugged cpu$cpu failed"
 fi

@@ -29,7 +29,8 @@ if rmmod dtl_pmu 2>/dev/null; then
 	ktap_test_fail "rmmod refused while an event is open"
 	insmod "$KO"
 else
-	ktap_test_pass "rmmod refused while an event is open (refcnt $(cat /sys/module/dtl_pmu/refcnt))"
+	refcnt=$(cat /sys/module/dtl_pmu/refcnt)
+	ktap_test_pass "rmmod refused while an event is open (refcnt $refcnt)"
 fi
 wait $pid
 

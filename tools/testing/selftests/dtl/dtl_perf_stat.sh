@@ -130,16 +130,19 @@ fi
 # last event; dtl_invocation checks the exact count with a group.)
 perf stat -x, -a -e sched:sched_switch \
 	--filter 'prev_pid != 0 && (prev_state == 0 || prev_state >= 256)' \
-	-e dtl/preemptions/ -e dtl/dispatches/ -- perf bench sched pipe -l 2000 >/dev/null 2>"$tmp/out"
+	-e dtl/preemptions/ -e dtl/dispatches/ -- \
+	perf bench sched pipe -l 2000 >/dev/null 2>"$tmp/out"
 p=$(value_of "$tmp/out" dtl/preemptions/)
 t=$(value_of "$tmp/out" sched:sched_switch)
 d=$(value_of "$tmp/out" dtl/dispatches/)
 if is_number "$p" && is_number "$t" && is_number "$d" && [ "$d" -ge 4000 ] &&
    [ "$p" -le $((t + 10)) ] && [ "$t" -le $((p + 10)) ]; then
-	ktap_test_pass "perf stat -a: $p preemptions, $t sched_switch with prev runnable and not idle, $d dispatches"
+	m="$p preemptions, $t sched_switch with prev runnable and not idle"
+	ktap_test_pass "perf stat -a: $m, $d dispatches"
 else
 	cat "$tmp/out"
-	ktap_test_fail "perf stat -a: preemptions '$p' vs '$t' sched_switch with prev runnable, not idle"
+	m="'$t' sched_switch with prev runnable, not idle"
+	ktap_test_fail "perf stat -a: preemptions '$p' vs $m"
 fi
 
 # Groups: under a software leader and, where there is a hardware PMU, a
@@ -175,7 +178,8 @@ mkdir -p $cg/dtl-stat
 if [ -d $cg/dtl-stat ]; then
 	sh -c 'while :; do :; done' &
 	hog=$!
-	perf stat -x, -a -e dtl/dispatches/,context-switches,dtl/preemptions/ -G dtl-stat,dtl-stat,dtl-stat -- \
+	perf stat -x, -a -e dtl/dispatches/,context-switches,dtl/preemptions/ \
+		-G dtl-stat,dtl-stat,dtl-stat -- \
 		sh -c "echo \$\$ >$cg/dtl-stat/cgroup.procs; exec perf bench sched pipe -l 1000" \
 		>/dev/null 2>"$tmp/out"
 	kill $hog
@@ -185,13 +189,15 @@ if [ -d $cg/dtl-stat ]; then
 		ktap_test_pass "perf stat -a -G: $d dispatches, $c context-switches in the cgroup"
 	else
 		cat "$tmp/out"
-		ktap_test_fail "perf stat -a -G: '$d' dispatches, '$c' context-switches in the cgroup"
+		m="'$d' dispatches, '$c' context-switches in the cgroup"
+		ktap_test_fail "perf stat -a -G: $m"
 	fi
 	# Five sleeps and their forks: at least 10 dispatches, as many as
 	# the cgroup's context-switches (a bound of 100 failed on the
 	# PREEMPT_RT debug kernel, where this counted 763).
 	perf stat -x, -a --for-each-cgroup dtl-stat -e dtl/dispatches/,context-switches -- \
-		sh -c "echo \$\$ >$cg/dtl-stat/cgroup.procs; for i in 1 2 3 4 5; do sleep 0.01; done" \
+		sh -c "echo \$\$ >$cg/dtl-stat/cgroup.procs
+		       for i in 1 2 3 4 5; do sleep 0.01; done" \
 		2>"$tmp/out"
 	d=$(value_of "$tmp/out" dtl/dispatches/)
 	c=$(value_of "$tmp/out" context-switches)

@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make series: the patch series a maintainer would take, written with
+# git format-patch (numbered, with a cover letter) into a folder.
+#
+# The series is built in a scratch git repository whose first commit holds
+# the linux-source-6.12 files the series edits, exactly as Debian ships
+# them; each step then adds the repository's new files at their upstream
+# paths, or applies one of the git patches kept in patches/ with git am.
+# The new files' commits get the messages below; the patches keep theirs.
+#
+# usage: series.sh [OUTDIR]   (default: series/ at the top of the tree)
+#   DTL_SERIES_FROM="Name <addr>" sets the author and Signed-off-by.
+# Prints OUTDIR.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+outdir=${1:-$DTL_TOP/series}
+from=${DTL_SERIES_FROM:-dtl developers <dtl@localhost>}
+name=${from%% <*}
+mail=${from##*<}
+mail=${mail%>}
+
+repo=$(mktemp -d "${TMPDIR:-/tmp}/dtl-series.XXXXXX")
+trap 'rm -rf "$repo"' EXIT
+g() { git -C "$repo" -c user.name="$name" -c user.email="$mail" \
+	-c commit.gpgsign=false "$@"; }
+
+dtl_series_base "$repo" "$from"
+
+# add SUBJECT BODY PATH...: a commit of new files, copied from the tree.
+add() {
+	local subject=$1 body=$2 p
+	shift 2
+	for p in $(git -C "$DTL_TOP" ls-files -- "$@"); do
+		mkdir -p "$repo/$(dirname "$p")"
+		cp "$DTL_TOP/$p" "$repo/$p"
+		g add "$p"
+	done
+	for p in "$@"; do
+		[ -e "$repo/$p" ] || die "series: $p is not in the tree"
+	done
+	printf '%s\n\n%s\n\nSigned-off-by: %s\n' "$subject" "$body" "$from" |
+		g commit -q -F -
+}
+
+# am PATCH: one of the kept git patches, with its own message; the
+# author and sign-off become the series'.
+am() {
+	local p=$DTL_TOP/patches/$1
+	[ -f "$p" ] || die "series: no $p"
+	sed -e "s/^From: .*/From: $from/" \
+	    -e "s/^Signed-off-by: .*/Signed-off-by: $from/" "$p" | g am -q ||
+		die "series: $1 does not apply with git am"
+}
+
+add "uapi: perf_dtl: Add the dispatch trace log record format" \
+"The dtl PMU writes one fixed-size record per context switch into the
+perf AUX buffer, and a LOST record where its per-CPU log lapped a
+reader.  Define the format once for the kernel and for perf: the record
+layout (64 bytes, native byte order; the PMU's identifier names the
+format version), the record kinds and flags, and the PMU's config bits.
+
+The names carry a perf_dtl_/PERF_DTL_ prefix: powerpc already has a
+struct dtl_entry and DTL_* (asm/lppaca.h, asm/dtl.h) for the
+hypervisor's dispatch trace log." \
+	include/uapi/linux/perf_dtl.h
+
+add "x86: dtl: Find the KVM steal time record for a module build" \
+"Built into the kernel, the dtl PMU reads steal time through
+paravirt_steal_clock().  A module cannot: pv_steal_clock is not
+exported.  Give the out-of-tree module build the kernel's own per-CPU
+steal_time, the record the guest registered with MSR_KVM_STEAL_TIME,
+read with the version protocol the kernel itself uses.
+
+Nothing includes this header until the dtl PMU is added." \
+	arch/x86/include/asm/dtl_steal.h
+
+add "arm64: dtl: Find the PV time steal record for a module build" \
+"As on x86, a dtl module cannot call paravirt_steal_clock().  On arm64
+it reads the stolen time record of the PV time interface (SMCCC
+ARM_SMCCC_HV_PV_TIME_ST), after discovering that the hypervisor
+implements it.
+
+Nothing includes this header until the dtl PMU is added." \
+	arch/arm64/include/asm/dtl_steal.h
+
+add "drivers/perf: Add the dtl dispatch trace log PMU" \
+"Add dtl, a software PMU that reports what the scheduler does to tasks,
+after the powerpc vpa-dtl PMU but for the Linux scheduler's own
+dispatches and on any architecture:
+
+- counting events (dispatches, preemptions, run-queue wait ns, steal ns)
+  per CPU, per cgroup and per task with inheritance; per-task state lives
+  in a context object with a generation cookie, so that perf's swap of
+  equivalent task contexts stays correct; a task can read its own counts
+  from the perf mmap page without a system call;
+- a trace event: every context switch is written into a per-CPU dispatch
+  log by the sched_switch probe, and a per-CPU hrtimer drains it into the
+  AUX buffers of any number of sessions, a bounded number of records per
+  pass, with exact loss accounting (sequence gaps, LOST records,
+  PERF_AUX_FLAG_TRUNCATED);
+- a busy file in sysfs that lists, per CPU, who uses the unit and how.
+
+The scheduler hooks are registered only while a dtl event exists and
+for a second after the last one closes, so a loaded but unused driver
+costs nothing and an open/close loop flips no static key.  Trace events
+reveal other tasks and need the rights of tracepoint raw data.
+
+KUnit tests cover the log producer and consumer, the sequence and loss
+arithmetic and the record encoding." \
+	drivers/perf/dtl
+
+am linux/0001-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
+
+add "Documentation: perf: Document the dtl PMU and its sysfs ABI" \
+"Describe the dtl PMU for administrators: its events and their units,
+what the trace records hold and how perf decodes them, the privileges
+each event needs, the busy file, the module parameters, and the
+overhead measured.  Add the sysfs ABI of the PMU's format, events and
+busy files." \
+	Documentation/admin-guide/perf/dtl.rst \
+	Documentation/ABI/testing/sysfs-bus-event_source-devices-dtl
+
+am linux/0002-Documentation-MAINTAINERS-Add-the-dtl-PMU.patch
+
+add "selftests/dtl: Test the dtl PMU against the kernel's own counts" \
+"kselftest_harness tests that compare every count and record of the dtl
+PMU with an independent count the kernel keeps: schedstat run_delay,
+nvcsw/nivcsw, sched_switch records.  They cover per-CPU, per-task and
+per-cgroup counting, inheritance, groups led by software and hardware
+events, the trace and its loss accounting, the busy file, privileges at
+each perf_event_paranoid level and in a new pid namespace, CPU hotplug,
+allocation failures (fault injection), a cross-check with the timerlat
+tracer, and perf stat as users type it." \
+	tools/testing/selftests/dtl
+
+add "tools/dtl: Add a helper that reads dtl counters without a system call" \
+"dtl_self.h reads a dtl counter of the calling task from the perf mmap
+page (rdpmc-style, with the seqlock and time fields the kernel fills in),
+and falls back to read() where the page says it cannot.  The example
+counts its own dispatches with libperf." \
+	tools/dtl
+
+add "perf dtl: Add the dispatch trace log decoder and runqlat dlfilter" \
+"Add the perf side of the dtl PMU, not yet hooked into perf:
+
+- a copy of the uapi record format header for tools;
+- dtl-decoder.c walks a buffer of records, checks each (kind, CPU, time
+  order, byte order) and names what it skips;
+- dtl.c records the dtl trace event with per-CPU or per-thread AUX
+  buffers and decodes them with perf's auxtrace queues and a timestamp
+  heap, so that the records interleave with sched:* events, and turns
+  each record into a synthesized sample that carries both tasks' names;
+- dlfilter-dtl-runqlat summarizes run-queue latency per task." \
+	tools/include/uapi/linux/perf_dtl.h \
+	tools/perf/util/dtl-decoder.c tools/perf/util/dtl-decoder.h \
+	tools/perf/util/dtl.c tools/perf/util/dtl.h \
+	tools/perf/dlfilters/dlfilter-dtl-runqlat.c
+
+am perf/0001-perf-dtl-Record-and-decode-the-dispatch-trace-log.patch
+am perf/0002-perf-session-Keep-exited-threads-for-files-with-synt.patch
+
+add "perf dtl: Add shell tests, a Python script and documentation" \
+"Shell tests record dtl with sched:sched_switch and check that perf
+script, report, inject, data convert, the dlfilter and pipe mode agree
+with the tracepoint, that loss is reported, and that the Python script
+sees every record.  perf-dtl.txt documents recording and decoding." \
+	tools/perf/tests/shell/test_dtl.sh tools/perf/tests/shell/test_dtl_pipe.sh \
+	tools/perf/tests/shell/test_dtl_python.sh \
+	tools/perf/scripts/python/dtl-events.py \
+	tools/perf/Documentation/perf-dtl.txt
+
+# Every file of the tree that the series should carry, it carries.
+missing=$(cd "$DTL_TOP" && git ls-files -- drivers include arch tools Documentation |
+	while read -r f; do [ -f "$repo/$f" ] || echo "$f"; done)
+[ -z "$missing" ] || die "series: files not in any patch: $missing"
+
+# The cover letter: what dtl is, the numbers of make bench from the README.
+n=$(g rev-list --count base..HEAD)
+bench=$(sed -n '/^# P1\/P2\/P5\/P6/,/^P6:/p' "$DTL_TOP/README.md")
+rm -rf "$outdir"
+mkdir -p "$outdir"
+g format-patch -q --cover-letter --subject-prefix="PATCH" -o "$outdir" base..HEAD
+cover=$(ls "$outdir"/0000-cover-letter.patch)
+python3 - "$cover" "$n" <<EOF
+import sys
+p, n = sys.argv[1], sys.argv[2]
+s = open(p).read()
+s = s.replace('*** SUBJECT HERE ***', 'dtl: a dispatch trace log PMU for every architecture')
+blurb = '''dtl is a perf PMU that reports what the scheduler does to tasks: how
+often they are dispatched, how often they are preempted, how long they
+wait on a run queue, and how much hypervisor steal time they suffer.
+
+The powerpc vpa-dtl PMU (v6.18) exposes the hypervisor's dispatch trace
+log of a pseries LPAR's virtual processors through perf.  dtl keeps the
+idea and the usage, perf record -e dtl/.../ and perf script, but logs
+the Linux scheduler's own dispatches, from the sched_switch tracepoint,
+on any architecture and under any hypervisor or none.  It differs from
+vpa-dtl in that:
+
+- its records come from the kernel, not from a hypervisor buffer, and
+  name both tasks, the wait before the dispatch, the time blocked and
+  the steal during the run;
+- it has counting events for perf stat, per CPU, per cgroup and per task
+  with inheritance, readable from the mmap page without a system call;
+- any number of sessions may trace at once, with exact loss accounting.
+
+Its names are prefixed (perf_dtl_*, PERF_DTL_*, dtl_pmu_*) so as not to
+collide with powerpc's dtl, and its perf auxtrace type and synthesized
+event id come after vpa-dtl's.
+
+Measured with make bench of the dtl tree (QEMU TCG, guest time with
+-icount shift=3, perf bench sched pipe on CPU 0 while recording all
+CPUs; none = not recording, tracepoints = sched_switch + sched_wakeup,
+sched = perf sched record):
+
+$bench
+
+Patches 1-3 add the record format and the arch glue for module builds,
+4-5 the driver and its build, 6-7 the documentation and MAINTAINERS,
+8-9 the selftests and a self-read helper, $((n - 3))-$n the perf tools
+support, its tests and docs.  The series applies to Linux 6.12 (checked
+on linux-source-6.12, $DTL_KREL, with git am).'''
+s = s.replace('*** BLURB HERE ***', blurb)
+open(p, 'w').write(s)
+EOF
+echo "$outdir"
