@@ -50,8 +50,9 @@ echo "script: $ndtl dtl records, $nblock block records, $nsw sched_switch events
 [ "$ndtl" -ge 20 ] || fail "too few dtl records ($ndtl)"
 [ "$nblock" -ge 10 ] || fail "too few block records ($nblock): the sleeps block"
 # Every record names both tasks and carries its fields.
+re='seq=[0-9]+ .*:[0-9]+/[0-9]+ ran=[0-9]+ steal=[0-9]+ => .*:[0-9]+/[0-9]+ wait=[0-9]+ blocked='
 grep ' dtl: *block ' "$tmp/script" | head -1 |
-	grep -Eq 'seq=[0-9]+ .*:[0-9]+/[0-9]+ ran=[0-9]+ steal=[0-9]+ => .*:[0-9]+/[0-9]+ wait=[0-9]+ blocked=' ||
+	grep -Eq "$re" ||
 	fail "a block record lacks fields"
 grep -q ' dtl: .* => sleep:' "$tmp/script" || fail "no dispatch of a task named sleep"
 # Merged in time order: the time column never goes back.
@@ -73,8 +74,10 @@ same_switches "$tmp/script" "dtl first"
 
 # 1b. Event order: perf maps the AUX area through the first event, so dtl
 # goes to the front of the list wherever the command line put it.
-for events in sched:sched_switch,dtl/all/ sched:sched_wakeup,dtl/all/,sched:sched_switch; do
-	if perf record -q -o "$tmp/order" -e "$events" -a -- sh "$tmp/workload" 2>"$tmp/rec.err"; then
+for events in sched:sched_switch,dtl/all/ \
+	sched:sched_wakeup,dtl/all/,sched:sched_switch; do
+	if perf record -q -o "$tmp/order" -e "$events" -a -- sh "$tmp/workload" \
+		2>"$tmp/rec.err"; then
 		perf script -i "$tmp/order" -F comm,tid,cpu,time,event,synth,trace \
 			>"$tmp/order.script" 2>/dev/null || fail "perf script of -e $events"
 		same_switches "$tmp/order.script" "-e $events"
@@ -84,11 +87,13 @@ for events in sched:sched_switch,dtl/all/ sched:sched_wakeup,dtl/all/,sched:sche
 done
 
 # -C: the CPUs asked for, and all of their switches.
-if perf record -q -o "$tmp/cpu0" -e dtl/all/ -e sched:sched_switch -C 0 -- taskset -c 0 sh "$tmp/workload" 2>"$tmp/rec.err"; then
+if perf record -q -o "$tmp/cpu0" -e dtl/all/ -e sched:sched_switch -C 0 -- \
+	taskset -c 0 sh "$tmp/workload" 2>"$tmp/rec.err"; then
 	perf script -i "$tmp/cpu0" -F comm,tid,cpu,time,event,synth,trace \
 		>"$tmp/cpu0.script" 2>/dev/null || fail "perf script of -C 0"
 	same_switches "$tmp/cpu0.script" "-C 0"
-	grep ' dtl: ' "$tmp/cpu0.script" | grep -vq '\[000\]' && fail "-C 0 recorded another CPU's records"
+	grep ' dtl: ' "$tmp/cpu0.script" | grep -vq '\[000\]' &&
+		fail "-C 0 recorded another CPU's records"
 else
 	fail "perf record -C 0: $(cat "$tmp/rec.err")"
 fi
@@ -100,13 +105,17 @@ perf record -q -o "$tmp/rep" -e dtl/all/ -a -- sh "$tmp/workload" 2>/dev/null ||
 perf script -i "$tmp/rep" -F tid,synth 2>/dev/null |
 	awk '$2 != "migrate" && $2 != "lost" {
 		for (i = 3; i <= NF; i++) if ($i ~ /^wait=/) w[$1] += substr($i, 6) }
-	     END { for (t in w) if (w[t]) printf "%s %.0f\n", t, w[t] }' | sort -n >"$tmp/rep.script"
+	     END { for (t in w) if (w[t]) printf "%s %.0f\n", t, w[t] }' |
+	sort -n >"$tmp/rep.script"
 perf report -i "$tmp/rep" --stdio -q --sort pid -F period,pid 2>/dev/null |
 	awk '$1 > 0 { split($2, a, ":"); print a[1] + 0, $1 }' | sort -n >"$tmp/rep.report"
-echo "perf report --sort pid: $(wc -l <"$tmp/rep.report") tasks with a wait, $(wc -l <"$tmp/rep.script") in perf script"
-[ "$(wc -l <"$tmp/rep.report")" -ge 3 ] || fail "perf report ranks too few tasks: $(cat "$tmp/rep.report")"
+echo "perf report --sort pid: $(wc -l <"$tmp/rep.report") tasks with a wait," \
+	"$(wc -l <"$tmp/rep.script") in perf script"
+[ "$(wc -l <"$tmp/rep.report")" -ge 3 ] ||
+	fail "perf report ranks too few tasks: $(cat "$tmp/rep.report")"
 cmp -s "$tmp/rep.script" "$tmp/rep.report" ||
-	fail "perf report's periods are not the waits: $(diff "$tmp/rep.script" "$tmp/rep.report" | head -6)"
+	fail "perf report's periods are not the waits: $(diff "$tmp/rep.script" \
+		"$tmp/rep.report" | head -6)"
 
 # 1d. perf inject --itrace writes the records as samples to a new file,
 # which perf script reads as it read the recording, task names included:
@@ -117,23 +126,28 @@ perf inject --itrace -i "$tmp/rep" -o "$tmp/inj" 2>"$tmp/inj.err" ||
 perf script -i "$tmp/rep" -F tid,cpu,time,synth 2>/dev/null >"$tmp/rep.lines"
 perf script -i "$tmp/inj" -F tid,cpu,time,synth 2>/dev/null >"$tmp/inj.lines"
 nexit=$(grep -c ' exit seq=[0-9]* sleep:' "$tmp/inj.lines")
-echo "perf inject --itrace: $(grep -c seq= "$tmp/inj.lines") of $(grep -c seq= "$tmp/rep.lines") records, $nexit exits of sleep by name"
+echo "perf inject --itrace: $(grep -c seq= "$tmp/inj.lines") of" \
+	"$(grep -c seq= "$tmp/rep.lines") records, $nexit exits of sleep by name"
 [ "$(grep -c seq= "$tmp/rep.lines")" -ge 20 ] && cmp -s "$tmp/rep.lines" "$tmp/inj.lines" ||
-	fail "perf inject --itrace: the new file's records differ: $(diff "$tmp/rep.lines" "$tmp/inj.lines" | head -4)"
+	fail "perf inject --itrace: the new file's records differ: $(diff "$tmp/rep.lines" \
+		"$tmp/inj.lines" | head -4)"
 [ "$nexit" -ge 10 ] ||
-	fail "perf inject --itrace: $nexit exit records name the 10 sleeps: $(grep ' exit ' "$tmp/inj.lines" | head -3)"
+	fail "perf inject --itrace: $nexit exit records name the 10 sleeps: $(grep ' exit ' \
+		"$tmp/inj.lines" | head -3)"
 
 # 1e. perf data convert --to-json: a sample per record, with its fields;
 # the waits add up to what perf script shows.
 if perf data convert --to-json "$tmp/rep.json" -i "$tmp/rep" >/dev/null 2>"$tmp/json.err"; then
 	jn=$(grep -c '"dtl_kind"' "$tmp/rep.json")
-	jw=$(sed -n 's/.*"dtl_wait_ns": *\([0-9]*\).*/\1/p' "$tmp/rep.json" | awk '{ s += $1 } END { printf "%.0f", s }')
-	sn=$(grep -c seq= "$tmp/rep.lines")
-	sw=$(grep -v -e ' migrate ' -e ' lost ' "$tmp/rep.lines" | tr ' ' '\n' | sed -n 's/^wait=//p' |
+	jw=$(sed -n 's/.*"dtl_wait_ns": *\([0-9]*\).*/\1/p' "$tmp/rep.json" |
 		awk '{ s += $1 } END { printf "%.0f", s }')
-	echo "perf data convert --to-json: $jn dtl samples, waits $jw ns; perf script: $sn records, waits $sw ns"
+	sn=$(grep -c seq= "$tmp/rep.lines")
+	sw=$(grep -v -e ' migrate ' -e ' lost ' "$tmp/rep.lines" | tr ' ' '\n' |
+		sed -n 's/^wait=//p' | awk '{ s += $1 } END { printf "%.0f", s }')
+	echo "perf data convert --to-json: $jn dtl samples, waits $jw ns;" \
+		"perf script: $sn records, waits $sw ns"
 	[ "$jn" = "$sn" ] && [ "$jw" = "$sw" ] ||
-		fail "perf data convert --to-json: $jn samples with waits $jw ns for $sn records with waits $sw ns"
+		fail "perf data convert --to-json: $jn samples, waits $jw ns; expected $sn, $sw ns"
 else
 	fail "perf data convert --to-json: $(cat "$tmp/json.err")"
 fi
@@ -163,14 +177,16 @@ echo "loss: $nlost LOST records; $(grep 'records lost' "$tmp/lost.err")"
 [ "$nlost" -ge 1 ] || fail "no LOST record with a 2-page AUX buffer"
 # A LOST record has the time of the gap it reports: one CPU's records,
 # LOST ones included, are in time order.
-awk '{ t = $1 + 0; if (t < last) { print "back in time: " $0; bad = 1 } last = t } END { exit bad }' \
+awk '{ t = $1 + 0; if (t < last) { print "back in time: " $0; bad = 1 } last = t }
+     END { exit bad }' \
 	"$tmp/lost.script" || fail "LOST records break the time order"
 grep -q 'dtl: cpu 0: [0-9]* records lost' "$tmp/lost.err" ||
 	fail "perf script did not report the lost records of cpu 0"
 # The dlfilter lists the LOST records, the same number of records.
 if [ -f "$dlf" ]; then
 	perf script -i "$tmp/lost" --dlfilter "$dlf" 2>/dev/null |
-		awk '/ LOST before seq / { n++; s += $(NF - 4) + $(NF - 1) } END { print n + 0, s + 0 }' >"$tmp/lost.dlf"
+		awk '/ LOST before seq / { n++; s += $(NF - 4) + $(NF - 1) }
+		     END { print n + 0, s + 0 }' >"$tmp/lost.dlf"
 	read -r dn ds <"$tmp/lost.dlf"
 	sn=$(sed -n 's/.*cpu 0: \([0-9]*\) records lost.*/\1/p' "$tmp/lost.err")
 	echo "dlfilter: $dn LOST records, $ds records; perf script: $nlost, ${sn:-?}"
@@ -261,7 +277,8 @@ done
 # 6. Bad input gets a clear message.
 perf record -o "$tmp/bad" -e dtl/dispatches/ -a -- true 2>"$tmp/bad.err" &&
 	fail "perf record accepted a counting event"
-grep -q 'counting event' "$tmp/bad.err" || fail "no message for a counting event: $(cat "$tmp/bad.err")"
+grep -q 'counting event' "$tmp/bad.err" ||
+	fail "no message for a counting event: $(cat "$tmp/bad.err")"
 perf record -o "$tmp/bad" -F 100 -e dtl/all/ -a -- true 2>"$tmp/bad.err" &&
 	fail "perf record accepted -F for dtl"
 grep -q 'use -c' "$tmp/bad.err" || fail "no message for -F: $(cat "$tmp/bad.err")"
@@ -294,7 +311,8 @@ WL
 if [ ! -f "$dlf" ]; then
 	fail "dlfilter $dlf not found"
 elif ! perf record -q -o "$tmp/lat" -e dtl/all/ -e sched:sched_switch -e sched:sched_wakeup \
-	-e sched:sched_wakeup_new -e sched:sched_migrate_task -a -- taskset -c 0 sh "$tmp/lat_wl" 2>"$tmp/rec.err"; then
+	-e sched:sched_wakeup_new -e sched:sched_migrate_task -a -- \
+	taskset -c 0 sh "$tmp/lat_wl" 2>"$tmp/rec.err"; then
 	fail "perf record for the dlfilter: $(cat "$tmp/rec.err")"
 else
 	read -r sleeper hog hog2 <"$tmp/lat_pids"
@@ -319,21 +337,26 @@ else
 	# wait within 10 % plus 0.2 ms, worst within 15 % plus 0.5 ms (stamps
 	# taken apart, see the timehist check below).
 	awk -v top="$top" '
-		function off(a, b, tol, pc) { d = a - b; if (d < 0) d = -d; return d > tol + b * pc }
+		function off(a, b, tol, pc) { d = a - b; if (d < 0) d = -d
+			return d > tol + b * pc }
 		FNR == NR { sched[$1] = $2 " " $3 " " $4 " " $5; next }
 		!($1 in sched) { next }
 		{ $0 = $0 " " sched[$1] }
 		$1 > top && $2 >= 5 { tasks++
-			if ($2 - $6 > 2 || $6 - $2 > 2 || off($3, $7, 0.2, 0.1) || off($4, $8, 0.5, 0.15)) {
-				print "task " $1 ": dtl " $2 " dispatches, mean " $3 " max " $4 " ms; perf sched " $6 ", " $7 ", " $8; bad = 1 } }
-		END { print "dlfilter vs perf sched latency: " tasks + 0 " tasks compared"; exit bad || tasks < 3 }' \
+			if ($2 - $6 > 2 || $6 - $2 > 2 ||
+			    off($3, $7, 0.2, 0.1) || off($4, $8, 0.5, 0.15)) {
+				printf "%s", "task " $1 ": dtl " $2 " dispatches, mean " $3
+				print " max " $4 " ms; perf sched " $6 ", " $7 ", " $8; bad = 1 } }
+		END { print "dlfilter vs perf sched latency: " tasks + 0 " tasks compared"
+			exit bad || tasks < 3 }' \
 		"$tmp/sum.sched" "$tmp/sum.dtl" ||
 		fail "the dlfilter's latencies differ from perf sched latency's"
 	# The worst wait of the sleep loop ended with a dispatch of it on that
 	# CPU that the sched_switch events show.
 	worst=$(awk -v t="$sleeper" '$1 == t { print $5 }' "$tmp/sum.dtl")
 	perf script -i "$tmp/lat" -F time,event,trace 2>/dev/null |
-		awk -v w="$worst" -v t="$sleeper" '$2 == "sched:sched_switch:" && $0 ~ "next_pid=" t " " {
+		awk -v w="$worst" -v t="$sleeper" \
+			'$2 == "sched:sched_switch:" && $0 ~ "next_pid=" t " " {
 			d = $1 - w; if (d < 0) d = -d; if (d < 0.001) ok = 1 } END { exit !ok }' ||
 		fail "no dispatch of task $sleeper at its worst wait's time $worst"
 
@@ -352,9 +375,11 @@ else
 		fail "perf script --dlarg who=$sleeper"
 	sed -n '/^who delayed/,$p' "$tmp/who" | head -6
 	awk -v h="$hog" -v h2="$hog2" '/^who delayed/ { on = 1; next }
-		on && ($1 ~ /^[0-9]+$/ || $1 == "-") { s += $NF; if ($1 == h || $1 == h2) { n++; hs += $NF } }
+		on && ($1 ~ /^[0-9]+$/ || $1 == "-") {
+			s += $NF; if ($1 == h || $1 == h2) { n++; hs += $NF } }
 		END { if (n != 2 || hs < 10 || s < 99.5 || s > 100.5) {
-			print "the shells have " n " lines, " hs "% of the wait; shares sum to " s "%"; exit 1 } }' "$tmp/who" ||
+			printf "%s", "the shells have " n " lines, " hs "% of the wait; "
+			print "shares sum to " s "%"; exit 1 } }' "$tmp/who" ||
 		fail "who=$sleeper: the spinning shells $hog and $hog2 are not among its delayers"
 
 	# timehist: per switch, the outgoing task's time off the CPU, its wait
@@ -368,31 +393,49 @@ else
 	perf script -i "$tmp/lat" --dlfilter "$dlf" --dlarg timehist 2>/dev/null |
 		awk 'NR > 2 && $2 ~ /^\[/' >"$tmp/th.dtl"
 	awk '
-		function tid(s) { if (s ~ /\[[0-9]+(\/[0-9]+)?\]$/) { sub(/.*\[/, "", s); sub(/[]\/].*/, "", s); return s + 0 } return 0 }
+		function tid(s) {
+			if (s ~ /\[[0-9]+(\/[0-9]+)?\]$/) {
+				sub(/.*\[/, "", s); sub(/[]\/].*/, "", s); return s + 0
+			}
+			return 0
+		}
 		function row(f,   i, s) { s = $3; for (i = 4; i <= NF - 3; i++) s = s " " $i
 			c = $2; n[f, c]++; T[f, c, n[f, c]] = $1; I[f, c, n[f, c]] = tid(s)
-			W[f, c, n[f, c]] = $(NF - 2); D[f, c, n[f, c]] = $(NF - 1); R[f, c, n[f, c]] = $NF; cpus[c] = 1 }
+			W[f, c, n[f, c]] = $(NF - 2); D[f, c, n[f, c]] = $(NF - 1)
+			R[f, c, n[f, c]] = $NF; cpus[c] = 1 }
 		function near(a, b, tol) { d = a - b; if (d < 0) d = -d; return d <= tol + b / 50 }
+		# rows i (dtl) and j (timehist) of cpu c whose run times, or waits, differ
+		function runmsg(c, i, j) {
+			printf "%s", "cpu " c " " T[2, c, j] " run: dtl " R[1, c, i]
+			print ", timehist " R[2, c, j] " ms"
+		}
+		function waitmsg(c, i, j) {
+			printf "%s", "cpu " c " " T[2, c, j] " wait, delay: dtl " W[1, c, i]
+			print ", " D[1, c, i] "; timehist " W[2, c, j] ", " D[2, c, j] " ms"
+		}
 		FNR == 1 { f++ } { row(f) }
 		END {
 			for (c in cpus) {
 				i = j = 1
 				while (i <= n[1, c] && j <= n[2, c]) {
 					dt = T[1, c, i] - T[2, c, j]
-					if (I[1, c, i] == I[2, c, j] && dt < 0.0005 && dt > -0.0005) {
+					if (I[1, c, i] == I[2, c, j] &&
+					    dt < 0.0005 && dt > -0.0005) {
 						pairs++
 						# timehist has no run for the first switch of a CPU
-						if (R[2, c, j] > 0 && !near(R[1, c, i], R[2, c, j], 0.25)) {
+						if (R[2, c, j] > 0 &&
+						    !near(R[1, c, i], R[2, c, j], 0.25)) {
 							runbad++
-							if (shown++ < 3) print "cpu " c " " T[2, c, j] " run: dtl " R[1, c, i] ", timehist " R[2, c, j] " ms"
+							if (shown++ < 3) runmsg(c, i, j)
 						}
 						# (no wait for the idle task, whose "wait" timehist
 						# shows is the time the CPU was busy)
 						if (W[2, c, j] > 0 && I[2, c, j] != 0) {
 							waits++
-							if (!near(W[1, c, i], W[2, c, j], 0.5) || !near(D[1, c, i], D[2, c, j], 0.5)) {
+							if (!near(W[1, c, i], W[2, c, j], 0.5) ||
+							    !near(D[1, c, i], D[2, c, j], 0.5)) {
 								waitbad++
-								if (shown++ < 6) print "cpu " c " " T[2, c, j] " wait, delay: dtl " W[1, c, i] ", " D[1, c, i] "; timehist " W[2, c, j] ", " D[2, c, j] " ms"
+								if (shown++ < 6) waitmsg(c, i, j)
 							}
 						}
 						i++; j++
@@ -400,9 +443,12 @@ else
 				}
 				rows += n[2, c]
 			}
-			printf "timehist: %d of %d rows paired; run times differ in %d, waits in %d of %d\n", pairs, rows, runbad, waitbad, waits
-			exit pairs < rows * 0.9 || pairs < 20 || runbad > pairs / 20 || waits < 10 || waitbad > waits / 20
-		}' "$tmp/th.dtl" "$tmp/th.sched" || fail "the dlfilter's timehist differs from perf sched timehist"
+			printf "timehist: %d of %d rows paired; ", pairs, rows
+			printf "run times differ in %d, waits in %d of %d\n", runbad, waitbad, waits
+			exit pairs < rows * 0.9 || pairs < 20 || runbad > pairs / 20 ||
+			    waits < 10 || waitbad > waits / 20
+		}' "$tmp/th.dtl" "$tmp/th.sched" ||
+		fail "the dlfilter's timehist differs from perf sched timehist"
 fi
 
 # 8. "perf record -- cmd": an inherited per-task event on every CPU.  The
@@ -418,8 +464,10 @@ if [ -x "$wl" ]; then
 		fail "perf record -- dtl_workload: $(cat "$tmp/wl.err")"
 	perf script -i "$tmp/wl" -F time,synth >"$tmp/wl.script" 2>"$tmp/wl.serr" ||
 		fail "perf script of perf record -- cmd"
-	grep -q 'records lost' "$tmp/wl.serr" && fail "perf record -- cmd lost records: $(cat "$tmp/wl.serr")"
-	[ "$(grep -c '^task ' "$tmp/wl.out")" = 4 ] || fail "dtl_workload printed no counts: $(cat "$tmp/wl.out")"
+	grep -q 'records lost' "$tmp/wl.serr" &&
+		fail "perf record -- cmd lost records: $(cat "$tmp/wl.serr")"
+	[ "$(grep -c '^task ' "$tmp/wl.out")" = 4 ] ||
+		fail "dtl_workload printed no counts: $(cat "$tmp/wl.out")"
 	while read -r _ _ tid n; do
 		# switch-outs and dispatches of $tid until its release
 		counts=$(awk -v t="/$tid " '
@@ -432,9 +480,10 @@ if [ -x "$wl" ]; then
 			END { print out + 0, inn + 0 }' "$tmp/wl.script")
 		out=${counts% *}
 		in=${counts#* }
-		echo "perf record -- cmd: task $tid: $out switch-outs, $in dispatches recorded; the scheduler counted $n switch-outs"
+		echo "perf record -- cmd: task $tid: $out switch-outs, $in dispatches recorded;" \
+			"the scheduler counted $n switch-outs"
 		[ "$out" = "$n" ] && [ "$in" = "$n" ] ||
-			fail "task $tid: $out switch-outs and $in dispatches recorded for $n switch-outs"
+			fail "task $tid: $out switch-outs and $in dispatches recorded for $n"
 	done <"$tmp/wl.out"
 else
 	echo "perf record -- cmd: skipped, no dtl_workload (set DTL_WORKLOAD)"
@@ -452,10 +501,15 @@ for how in -p -t --per-thread --switch-output; do
 	rm -rf "$tmp/go" "$tmp/park" "$tmp/done" "$tmp/att"
 	mkdir "$tmp/att"
 	mkfifo "$tmp/go" "$tmp/park"
-	sh -c "read x <'$tmp/go'; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done; touch '$tmp/done'; read x <'$tmp/park'" &
+	sh -c "read x <'$tmp/go'
+	       for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.01; done
+	       touch '$tmp/done'; read x <'$tmp/park'" &
 	task=$!
-	while ! grep -q -e wait_for_partner -e fifo "/proc/$task/wchan" 2>/dev/null; do sleep 0.05; done
-	before=$(awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }' /proc/$task/status)
+	while ! grep -q -e wait_for_partner -e fifo "/proc/$task/wchan" 2>/dev/null; do
+		sleep 0.05
+	done
+	before=$(awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }' \
+		/proc/$task/status)
 	# --per-thread: an AUX buffer per thread of the task, not per CPU.
 	nudge=
 	case $how in
@@ -466,9 +520,11 @@ for how in -p -t --per-thread --switch-output; do
 	# shellcheck disable=SC2086 # $attach is options
 	perf record -q -o "$tmp/att/data" -e dtl/all/ $attach -- \
 		sh -c "echo >'$tmp/go'; while [ ! -e '$tmp/done' ]; do sleep 0.05; $nudge done
-		       while ! grep -q -e wait_for_partner -e fifo /proc/$task/wchan; do sleep 0.05; done" 2>"$tmp/rec.err" ||
+		       while ! grep -q -e wait_for_partner -e fifo /proc/$task/wchan
+		       do sleep 0.05; done" 2>"$tmp/rec.err" ||
 		fail "perf record $how: $(cat "$tmp/rec.err")"
-	after=$(awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }' /proc/$task/status)
+	after=$(awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }' \
+		/proc/$task/status)
 	echo >"$tmp/park"
 	wait $task
 	# With --switch-output, perf named each file data.<timestamp>.
@@ -481,8 +537,10 @@ for how in -p -t --per-thread --switch-output; do
 		grep -q . "$tmp/one.script" && files=$((files + 1))
 		cat "$tmp/one.script" >>"$tmp/att.script"
 	done
-	out=$(awk -v t="/$task " '($1 == "preempt" || $1 == "block") && index($3 " ", t) { c++ } END { print c + 0 }' "$tmp/att.script")
-	echo "perf record $how: $out switch-outs of $task recorded in $files files, $((after - before)) counted"
+	out=$(awk -v t="/$task " '($1 == "preempt" || $1 == "block") && index($3 " ", t) { c++ }
+		END { print c + 0 }' "$tmp/att.script")
+	echo "perf record $how: $out switch-outs of $task recorded in $files files," \
+		"$((after - before)) counted"
 	[ "$how" != --switch-output ] || [ "$files" -ge 2 ] ||
 		fail "perf record --switch-output: dtl records in $files files"
 	[ "$out" = $((after - before)) ] && [ "$out" -ge 20 ] ||

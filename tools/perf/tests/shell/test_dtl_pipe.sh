@@ -36,11 +36,13 @@ perf script -i - -F cpu,event,synth <"$tmp/pipe.data" 2>"$tmp/script.err" |
 		records++
 		if (c in last && s != last[c] + 1 + gap[c]) {
 			if (bad++ < 5)
-				printf "cpu %d: seq %d after %d, %d reported lost\n", c, s, last[c], gap[c]
+				printf "cpu %d: seq %d after %d, %d reported lost\n",
+				    c, s, last[c], gap[c]
 		}
 		last[c] = s; gap[c] = 0
 	}
-	END { printf "%d records, %d LOST records, %d out of sequence\n", records, losts, bad }' >"$tmp/result"
+	END { printf "%d records, %d LOST records, %d out of sequence\n", records, losts, bad }' \
+		>"$tmp/result"
 
 cat "$tmp/result"
 err=0
