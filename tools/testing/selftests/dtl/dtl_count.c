@@ -189,7 +189,12 @@ TEST(hogs_on_one_cpu)
 		EXPECT_EQ(delta.nivcsw, preempt);
 		EXPECT_TRUE(dtl_pcount_agrees(disp, &delta));
 
-		slack = delta.delay_ns / 50 + 50000LL * disp;
+		/*
+		 * dtl stamps a dispatch at the tracepoint, run_delay at the
+		 * clock update before it (see cgroup_own_tasks): on arm64
+		 * under TCG 126 and 158 us apart per dispatch in one run.
+		 */
+		slack = delta.delay_ns / 50 + 150000LL * disp;
 		EXPECT_GE(wait, (long long)delta.delay_ns);
 		EXPECT_LE(wait, (long long)delta.delay_ns + slack);
 
