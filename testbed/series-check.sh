@@ -8,6 +8,8 @@
 #     the MAINTAINERS patch of the series covers every new file, which the
 #     get_maintainer check below proves; two more are ignored where said);
 #   - scripts/kernel-doc -none -Wall is clean on every new kernel file;
+#   - make htmldocs of the admin guide has no warning about dtl.rst, and
+#     get_abi.pl renders and validates the ABI file;
 #   - get_maintainer.pl --self-test=patterns finds a file for every F:
 #     pattern of dtl's MAINTAINERS entry, and names that entry for every
 #     file the series adds.
@@ -73,6 +75,38 @@ if out=$(cd "$repo" && "$DTL_SRC/scripts/kernel-doc" -none -Wall $kfiles 2>&1) &
 else
 	echo "$out" | sed 's/^/# /'
 	notok "kernel-doc -none -Wall"
+fi
+
+# make htmldocs of the admin guide from the tree with dtl laid over it:
+# no warning that names dtl.rst.  (The guide has warnings of its own in
+# 6.12.)
+tree=$(dtl_stage_tree)
+if PATH=/usr/bin:$PATH make -s -C "$tree" O="$work/docs" SPHINXDIRS=admin-guide \
+	SPHINXOPTS=-j1 PYTHON3=/usr/bin/python3 htmldocs >"$work/docs.log" 2>&1 &&
+   [ -f "$work/docs/Documentation/output/admin-guide/perf/dtl.html" ]; then
+	if ! grep -E 'WARNING|ERROR' "$work/docs.log" | grep -E 'dtl\.rst|devices-dtl'; then
+		ok "make SPHINXDIRS=admin-guide htmldocs: dtl.rst without warnings"
+	else
+		notok "make htmldocs warns about dtl's documentation"
+	fi
+else
+	tail -20 "$work/docs.log"
+	notok "make SPHINXDIRS=admin-guide htmldocs"
+fi
+
+# The ABI file as scripts/get_abi.pl renders it for the documentation:
+# every What: of it, and nothing it warns about.
+abi=Documentation/ABI/testing/sysfs-bus-event_source-devices-dtl
+whats=$(grep -c '^What:' "$tree/$abi")
+(cd "$tree" && perl scripts/get_abi.pl rest --enable-lineno --dir Documentation/ABI/testing) \
+	>"$work/abi.rst" 2>"$work/abi.err"
+(cd "$tree" && perl scripts/get_abi.pl validate --dir Documentation/ABI) >>"$work/abi.err" 2>&1
+got=$(grep -c "^\.\. LINENO $abi#" "$work/abi.rst")
+if [ "$whats" -gt 0 ] && [ "$got" = "$whats" ] && ! grep -q 'devices-dtl' "$work/abi.err"; then
+	ok "get_abi.pl renders the $whats entries of the dtl ABI file and validates it"
+else
+	grep 'devices-dtl' "$work/abi.err" | sed 's/^/# /'
+	notok "get_abi.pl: $got of $whats entries of the dtl ABI file rendered"
 fi
 
 # get_maintainer.pl checks patterns against the repository's files: in
