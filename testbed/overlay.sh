@@ -11,7 +11,7 @@ set -euo pipefail
 tree=$1
 for d in drivers include arch tools Documentation; do
 	[ -d "$DTL_TOP/$d" ] || continue
-	rsync -rlpt --checksum "$DTL_TOP/$d/" "$tree/$d/"
+	rsync -rlp --checksum "$DTL_TOP/$d/" "$tree/$d/"
 done
 # Apply the patches to pristine copies of the files they touch, then
 # replace only the files whose content changed: make sees no new mtimes on
