@@ -29,6 +29,17 @@ fail() {
 
 dlf=${DTL_DLFILTER:-$(perf --exec-path)/dlfilters/dlfilter-dtl-runqlat.so}
 
+# dtl's probe and perf's tracepoint handler stamp the same switch at two
+# points; where the kernel runs slowly (KASAN, PREEMPT_RT with lockdep) a
+# virtual CPU is more often descheduled between them (single-threaded
+# TCG runs the vCPUs in turn).  The comparisons with perf sched below
+# then allow twice the error, in up to a tenth of the rows.
+if grep -q ' kasan_report$' /proc/kallsyms 2>/dev/null || uname -v | grep -q PREEMPT_RT; then
+	slack=2
+else
+	slack=1
+fi
+
 # Ten sleeps: each blocks, is woken and dispatched.
 cat >"$tmp/workload" <<'WL'
 for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.01; done
@@ -332,13 +343,13 @@ else
 			split($4, v, " "); split($5, m, " "); split($7, e, " ")
 			print t, $3 + 0, v[2], m[2], e[3] }' >"$tmp/sum.sched"
 	# Every task the workload's shell started (pinned from birth) that
-	# waited more than a few times: the same count (a
-	# dispatch or two apart where the two events start and stop), mean
-	# wait within 10 % plus 0.2 ms, worst within 15 % plus 0.5 ms (stamps
-	# taken apart, see the timehist check below).
-	awk -v top="$top" '
+	# waited more than a few times: the same count (a dispatch or two
+	# apart where the two events start and stop), mean wait within 10 %
+	# plus 0.2 ms, worst within 15 % plus 0.5 ms (times $slack, see the
+	# top: stamps taken apart, see the timehist check below).
+	awk -v top="$top" -v k="$slack" '
 		function off(a, b, tol, pc) { d = a - b; if (d < 0) d = -d
-			return d > tol + b * pc }
+			return d > (tol + b * pc) * k }
 		FNR == NR { sched[$1] = $2 " " $3 " " $4 " " $5; next }
 		!($1 in sched) { next }
 		{ $0 = $0 " " sched[$1] }
@@ -387,12 +398,13 @@ else
 	# CPU by time and task.  The two take their stamps at different points
 	# (dtl's probe and perf's tracepoint handler, the wakeup's enqueue and
 	# the wakeup event), which single-threaded TCG can put a vCPU time
-	# slice apart.  So: run times and waits within 0.25 and 0.5 ms in 95 % of the rows,
-	# the waits where timehist knows them (it saw the task switch out).
+	# slice apart.  So: run times and waits within 0.25 and 0.5 ms in 95 % of the rows
+	# (times $slack, see above), the waits where timehist knows them (it
+	# saw the task switch out).
 	perf sched timehist -i "$tmp/lat" 2>/dev/null | awk 'NR > 3 && $2 ~ /^\[/' >"$tmp/th.sched"
 	perf script -i "$tmp/lat" --dlfilter "$dlf" --dlarg timehist 2>/dev/null |
 		awk 'NR > 2 && $2 ~ /^\[/' >"$tmp/th.dtl"
-	awk '
+	awk -v k="$slack" '
 		function tid(s) {
 			if (s ~ /\[[0-9]+(\/[0-9]+)?\]$/) {
 				sub(/.*\[/, "", s); sub(/[]\/].*/, "", s); return s + 0
@@ -403,7 +415,8 @@ else
 			c = $2; n[f, c]++; T[f, c, n[f, c]] = $1; I[f, c, n[f, c]] = tid(s)
 			W[f, c, n[f, c]] = $(NF - 2); D[f, c, n[f, c]] = $(NF - 1)
 			R[f, c, n[f, c]] = $NF; cpus[c] = 1 }
-		function near(a, b, tol) { d = a - b; if (d < 0) d = -d; return d <= tol + b / 50 }
+		function near(a, b, tol) { d = a - b; if (d < 0) d = -d
+			return d <= (tol + b / 50) * k }
 		# rows i (dtl) and j (timehist) of cpu c whose run times, or waits, differ
 		function runmsg(c, i, j) {
 			printf "%s", "cpu " c " " T[2, c, j] " run: dtl " R[1, c, i]
@@ -445,8 +458,8 @@ else
 			}
 			printf "timehist: %d of %d rows paired; ", pairs, rows
 			printf "run times differ in %d, waits in %d of %d\n", runbad, waitbad, waits
-			exit pairs < rows * 0.9 || pairs < 20 || runbad > pairs / 20 ||
-			    waits < 10 || waitbad > waits / 20
+			exit pairs < rows * 0.9 || pairs < 20 || runbad > pairs * k / 20 ||
+			    waits < 10 || waitbad > waits * k / 20
 		}' "$tmp/th.dtl" "$tmp/th.sched" ||
 		fail "the dlfilter's timehist differs from perf sched timehist"
 fi
@@ -533,6 +546,10 @@ for how in -p -t --per-thread --switch-output; do
 	for f in "$tmp"/att/data*; do
 		[ -e "$f" ] || continue
 		perf script -i "$f" -F synth 2>"$tmp/script.err" >"$tmp/one.script" ||
+			fail "perf script -i $f: $(head -3 "$tmp/script.err")"
+		# Each file's AUX index lists its own events only (perf record
+		# used to carry the earlier files' entries into later ones).
+		grep -q 'index entries outside' "$tmp/script.err" &&
 			fail "perf script -i $f: $(head -3 "$tmp/script.err")"
 		grep -q . "$tmp/one.script" && files=$((files + 1))
 		cat "$tmp/one.script" >>"$tmp/att.script"
