@@ -467,10 +467,14 @@ fi
 # 8. "perf record -- cmd": an inherited per-task event on every CPU.  The
 # workload's threads and processes ping-pong on two CPUs, park, and print
 # what the scheduler counted of each while parked; every switch-out and
-# dispatch of each up to then is in the recording once.  300 ms later the
-# workers are released (a gap of 200 ms or more before a worker's next
-# dispatch) and exit; from do_exit() on a task has no events, so what
-# follows the release is not compared.
+# dispatch of each up to then is in the recording once.  The main thread
+# then sleeps 300 ms and releases the workers, which exit; from do_exit()
+# on a task has no events, so what follows the release is not compared.
+# The release comes after the main thread's dispatch that ends that
+# sleep: the first with 250 ms or more blocked (or, where dtl does not
+# know the block time, 250 ms or more since its switch-out).  A gap in a
+# worker's own records cannot mark it: on a slow kernel a worker can wait
+# that long for a CPU.
 wl=${DTL_WORKLOAD:-$(dirname "$0")/../dtl/dtl_workload}
 if [ -x "$wl" ]; then
 	perf record -q -o "$tmp/wl" -e dtl/all/ -- "$wl" 300 >"$tmp/wl.out" 2>"$tmp/wl.err" ||
@@ -481,15 +485,23 @@ if [ -x "$wl" ]; then
 		fail "perf record -- cmd lost records: $(cat "$tmp/wl.serr")"
 	[ "$(grep -c '^task ' "$tmp/wl.out")" = 4 ] ||
 		fail "dtl_workload printed no counts: $(cat "$tmp/wl.out")"
+	# The threads' pid is the main thread's tid.
+	main=$(awk '$2 != $3 { print $2; exit }' "$tmp/wl.out")
+	release=$(awk -v t="/$main " '
+		$2 == "migrate" || $2 == "lost" { next }
+		index($4 " ", t) { out = $1 + 0 }
+		index($(NF - 2) " ", t) && out {
+			b = $NF; sub(/^blocked=/, "", b)
+			if (b == "?" ? $1 - out >= 0.25 : b + 0 >= 250000000) { print $1 + 0; exit }
+		}' "$tmp/wl.script")
+	[ -n "$release" ] || fail "no dispatch of the main thread $main after its 300 ms sleep"
 	while read -r _ _ tid n; do
-		# switch-outs and dispatches of $tid until its release
-		counts=$(awk -v t="/$tid " '
-			done || $2 == "migrate" || $2 == "lost" { next }
-			{ tm = $1 + 0; p = index($4 " ", t); q = index($(NF - 2) " ", t) }
-			q && seen && tm - last >= 0.2 { done = 1; next }
+		# switch-outs and dispatches of $tid before the release
+		counts=$(awk -v t="/$tid " -v r="${release:-0}" '
+			$2 == "migrate" || $2 == "lost" || $1 + 0 >= r { next }
+			{ p = index($4 " ", t); q = index($(NF - 2) " ", t) }
 			p && ($2 == "preempt" || $2 == "block") { out++ }
 			q { inn++ }
-			p || q { seen = 1; last = tm }
 			END { print out + 0, inn + 0 }' "$tmp/wl.script")
 		out=${counts% *}
 		in=${counts#* }

@@ -8,11 +8,11 @@
  *
  *	task <pid> <tid> <switch-outs>
  *
- * Then it waits 300 ms and releases the workers, which exit: in a
- * recording, each worker's first dispatch after a gap of 200 ms or more
- * is its release.  (What a worker does after that is not all in a
- * recording: perf removes a task's events in do_exit(), before its last
- * switches.)
+ * Then it sleeps 300 ms and releases the workers, which exit: in a
+ * recording, the main thread's dispatch that ends that sleep (250 ms or
+ * more blocked) comes before the release.  (What a worker does after that
+ * is not all in a recording: perf removes a task's events in do_exit(),
+ * before its last switches.)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
