@@ -492,7 +492,10 @@ if [ -x "$wl" ]; then
 		index($4 " ", t) { out = $1 + 0 }
 		index($(NF - 2) " ", t) && out {
 			b = $NF; sub(/^blocked=/, "", b)
-			if (b == "?" ? $1 - out >= 0.25 : b + 0 >= 250000000) { print $1 + 0; exit }
+			# as printed: "print $1 + 0" would round to 6 digits
+			if (b == "?" ? $1 - out >= 0.25 : b + 0 >= 250000000) {
+				sub(/:$/, "", $1); print $1; exit
+			}
 		}' "$tmp/wl.script")
 	[ -n "$release" ] || fail "no dispatch of the main thread $main after its 300 ms sleep"
 	while read -r _ _ tid n; do
