@@ -91,7 +91,7 @@ else
 	result host/checkpatch 0 1 0
 fi
 
-stage "host: make series (git am, checkpatch and kernel-doc per patch, get_maintainer)"
+stage "host: make series (git am, a build after each patch, checkpatch, kernel-doc, get_maintainer)"
 out=$("$DTL_TOP/testbed/series-check.sh" 2>&1)
 echo "$out"
 result host/series "$(grep -c '^ok ' <<<"$out")" "$(grep -c '^not ok ' <<<"$out")" 0

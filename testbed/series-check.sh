@@ -3,7 +3,9 @@
 #
 # The checks a maintainer runs on the series of make series, one TAP line
 # each:
-#   - it applies with git am to the files of linux-source-6.12;
+#   - it applies with git am to the files of linux-source-6.12, and after
+#     each patch a linux-source-6.12 tree with the series up to it builds
+#     (series-bisect.sh);
 #   - each patch is checkpatch.pl --strict clean (FILE_PATH_CHANGES aside:
 #     the MAINTAINERS patch of the series covers every new file, which the
 #     get_maintainer check below proves; two more are ignored where said);
@@ -39,6 +41,15 @@ dtl_series_base "$repo" "dtl check <dtl@localhost>" >/dev/null
 if git -C "$repo" -c user.name=check -c user.email=check@localhost am -q \
 	"${patches[@]}" 2>"$work/am.err"; then
 	ok "git am applies all ${#patches[@]} patches to linux-source-6.12 ($DTL_KREL)"
+	# After every patch the tree builds (series-bisect.sh says what).
+	"$DTL_TOP/testbed/series-bisect.sh" "$repo" "$n" >"$work/bisect.out" 2>&1
+	rc=$?
+	cat "$work/bisect.out"
+	n=$((n + $(grep -cE '^(not )?ok ' "$work/bisect.out")))
+	failed=$(grep -c '^not ok ' "$work/bisect.out")
+	bad=$((bad + failed))
+	[ "$rc" = 0 ] || [ "$failed" -gt 0 ] ||
+		notok "series-bisect.sh stopped: $(tail -1 "$work/bisect.out")"
 else
 	cat "$work/am.err"
 	notok "git am of the series"

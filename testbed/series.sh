@@ -125,6 +125,13 @@ busy files." \
 
 am linux/0002-Documentation-MAINTAINERS-Add-the-dtl-PMU.patch
 
+add "tools/dtl: Add a helper that reads dtl counters without a system call" \
+"dtl_self.h reads a dtl counter of the calling task from the perf mmap
+page (rdpmc-style, with the seqlock and time fields the kernel fills in),
+and falls back to read() where the page says it cannot.  The example
+counts its own dispatches with libperf." \
+	tools/dtl
+
 add "selftests/dtl: Test the dtl PMU against the kernel's own counts" \
 "kselftest_harness tests that compare every count and record of the dtl
 PMU with an independent count the kernel keeps: schedstat run_delay,
@@ -135,13 +142,6 @@ each perf_event_paranoid level and in a new pid namespace, CPU hotplug,
 allocation failures (fault injection), a cross-check with the timerlat
 tracer, and perf stat as users type it." \
 	tools/testing/selftests/dtl
-
-add "tools/dtl: Add a helper that reads dtl counters without a system call" \
-"dtl_self.h reads a dtl counter of the calling task from the perf mmap
-page (rdpmc-style, with the seqlock and time fields the kernel fills in),
-and falls back to read() where the page says it cannot.  The example
-counts its own dispatches with libperf." \
-	tools/dtl
 
 add "perf dtl: Add the dispatch trace log decoder and runqlat dlfilter" \
 "Add the perf side of the dtl PMU, not yet hooked into perf:
@@ -222,9 +222,11 @@ $bench
 
 Patches 1-3 add the record format and the arch glue for module builds,
 4-5 the driver and its build, 6-7 the documentation and MAINTAINERS,
-8-9 the selftests and a self-read helper, $((n - 3))-$n the perf tools
-support, its tests and docs.  The series applies to Linux 6.12 (checked
-on linux-source-6.12, $DTL_KREL, with git am).'''
+8-9 a helper that reads counters without a system call and the
+selftests, 10-$n the perf tools support, its tests and docs.  The series
+applies to Linux 6.12 (checked on linux-source-6.12, $DTL_KREL, with
+git am); after each patch, the kernel's drivers/perf/, perf and the
+selftests build.'''
 s = s.replace('*** BLURB HERE ***', blurb)
 open(p, 'w').write(s)
 EOF

@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The series is bisectable: after every patch the tree builds.  Called by
+# series-check.sh with the repository it applied the series to (branch
+# "series", tag "base"); prints one TAP line per patch, numbered from
+# FIRST, and exits with the number of patches that failed.
+#
+# usage: series-bisect.sh REPO FIRST
+#
+# The tree is a hard-linked copy of linux-source-6.12, kept in the cache
+# with its build directories, and the compilers run under ccache (its
+# files in the cache too), so a second run costs little: it first puts back the pristine
+# version of each file the series touches (a new inode each time: the
+# links to the pristine source are never written through), then walks the
+# series, writing each patch's files and building what the patch can
+# change:
+#   - drivers/, include/ or arch/: make W=1 drivers/perf/ in an x86_64
+#     defconfig + kvm_guest.config build, CONFIG_PERF_DTL=m as soon as a
+#     Kconfig offers it; no warning allowed;
+#   - tools/perf/ or tools/include/: perf, with the options of
+#     build-perf.sh and WERROR=1;
+#   - tools/testing/selftests/dtl/ or tools/dtl/: the selftests and the
+#     helper, against the uapi headers of the tree at that patch.
+# A patch that touches none of these (Documentation, MAINTAINERS) cannot
+# change a build; its line says so.  The whole vmlinux is not linked: the
+# series adds nothing outside drivers/perf/ to the kernel.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+repo=$1 n=$2
+tree=$DTL_CACHE/bisect-tree-$DTL_KREL
+kout=$DTL_CACHE/build/bisect-kernel
+pout=$DTL_CACHE/build/bisect-perf
+tout=$DTL_CACHE/build/bisect-tests
+log=$DTL_CACHE/build/bisect.log
+bad=0
+mkdir -p "$kout" "$pout" "$tout"
+export CCACHE_DIR=$DTL_CACHE/ccache
+command -v ccache >/dev/null || die "no ccache (apt-get install ccache)"
+
+if [ ! -f "$tree/Makefile" ]; then
+	rm -rf "$tree.tmp"
+	cp -al "$DTL_SRC" "$tree.tmp" && mv "$tree.tmp" "$tree" ||
+		die "cannot copy $DTL_SRC"
+fi
+
+# put FILE...: the pristine version of each file, or none if the series
+# adds it.
+put_back() {
+	local f
+	for f in "$@"; do
+		rm -f "$tree/$f"
+		if [ -f "$DTL_SRC/$f" ]; then
+			cp "$DTL_SRC/$f" "$tree/$f"
+		else
+			(cd "$tree" && rmdir -p --ignore-fail-on-non-empty "$(dirname "$f")" 2>/dev/null)
+		fi
+	done
+}
+mapfile -t touched < <(git -C "$repo" diff --name-only base HEAD)
+put_back "${touched[@]}"
+# Its objects too: a line below says dtl_pmu.o was built only if it was.
+rm -rf "$kout/drivers/perf/dtl"
+
+mk=(make -s -C "$tree" O="$kout" ARCH=x86 CC="ccache gcc")
+prepared=$kout/.prepared-x86_64-kvm_guest
+if [ ! -f "$prepared" ]; then
+	"${mk[@]}" defconfig kvm_guest.config >/dev/null &&
+	"${mk[@]}" -j"$(nproc)" modules_prepare >"$log" 2>&1 ||
+		{ tail -20 "$log"; die "modules_prepare of the pristine tree failed"; }
+	touch "$prepared"
+fi
+
+build_kernel() {
+	if grep -rqs '^config PERF_DTL$' "$tree/drivers/perf/" &&
+	   ! grep -qx 'CONFIG_PERF_DTL=m' "$kout/.config"; then
+		"$tree/scripts/config" --file "$kout/.config" -m PERF_DTL
+	fi
+	"${mk[@]}" olddefconfig >/dev/null &&
+	"${mk[@]}" -j"$(nproc)" W=1 drivers/perf/ >"$log" 2>&1 || return 1
+	! grep -q 'warning:' "$log"
+}
+
+build_perf() {
+	make -s -C "$tree/tools/perf" O="$pout" -j"$(nproc)" CC="ccache gcc" prefix=/usr \
+		NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBLLVM=1 NO_SLANG=1 NO_CAPSTONE=1 \
+		NO_LIBBABELTRACE=1 NO_JVMTI=1 NO_GTK2=1 NO_LIBPFM4=1 NO_SDT=1 \
+		WERROR=1 >"$log" 2>&1
+}
+
+# build_tests: sets tests to what it built (or tried to).
+build_tests() {
+	tests=''
+	"${mk[@]}" headers >"$log" 2>&1 || return 1
+	if [ -d "$tree/tools/dtl" ]; then
+		tests=tools/dtl
+		make -s -C "$tree/tools/dtl" BUILD="$tout/" >>"$log" 2>&1 || return 1
+	fi
+	if [ -d "$tree/tools/testing/selftests/dtl" ]; then
+		tests="${tests:+$tests, }selftests/dtl"
+		make -s -C "$tree/tools/testing/selftests/dtl" OUTPUT="$tout" \
+			KHDR_INCLUDES="-isystem $kout/usr/include" >>"$log" 2>&1 || return 1
+	fi
+}
+
+i=0
+for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
+	i=$((i + 1)) n=$((n + 1))
+	subject=$(git -C "$repo" log -1 --format=%s "$c")
+	mapfile -t files < <(git -C "$repo" diff-tree -r --no-commit-id --name-only "$c")
+	put_back "${files[@]}"
+	for f in "${files[@]}"; do
+		git -C "$repo" cat-file -e "$c:$f" 2>/dev/null || continue
+		mkdir -p "$tree/$(dirname "$f")"
+		git -C "$repo" show "$c:$f" >"$tree/$f"
+		[ "$(git -C "$repo" ls-tree "$c" -- "$f" | cut -c1-6)" != 100755 ] ||
+			chmod +x "$tree/$f"
+	done
+	built=() failed=''
+	if printf '%s\n' "${files[@]}" | grep -qE '^(drivers|include|arch)/'; then
+		if build_kernel; then
+			o=''
+			[ ! -f "$kout/drivers/perf/dtl/dtl_pmu.o" ] || o=' (dtl_pmu.o)'
+			built+=("drivers/perf/ W=1$o")
+		else
+			failed="make W=1 drivers/perf/"
+		fi
+	fi
+	if [ -z "$failed" ] && printf '%s\n' "${files[@]}" | grep -qE '^tools/(perf|include)/'; then
+		if build_perf; then built+=(perf); else failed=perf; fi
+	fi
+	if [ -z "$failed" ] &&
+	   printf '%s\n' "${files[@]}" | grep -qE '^tools/(testing/selftests/dtl|dtl)/'; then
+		if build_tests; then built+=("$tests"); else failed=$tests; fi
+	fi
+	if [ -n "$failed" ]; then
+		bad=$((bad + 1))
+		grep -E 'warning:|error:|Error' "$log" | head -20 | sed 's/^/# /'
+		echo "not ok $n bisect $i \"$subject\": $failed does not build"
+	elif [ ${#built[@]} = 0 ]; then
+		echo "ok $n bisect $i \"$subject\": touches no built file"
+	else
+		what=${built[0]}
+		for b in "${built[@]:1}"; do what="$what; $b"; done
+		echo "ok $n bisect $i \"$subject\": $what build"
+	fi
+done
+exit "$bad"
