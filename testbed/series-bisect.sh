@@ -15,9 +15,10 @@
 # links to the pristine source are never written through), then walks the
 # series, writing each patch's files and building what the patch can
 # change:
-#   - drivers/, include/ or arch/: make W=1 drivers/perf/ in an x86_64
-#     defconfig + kvm_guest.config build, CONFIG_PERF_DTL=m as soon as a
-#     Kconfig offers it; no warning allowed;
+#   - drivers/, include/ or arch/: make W=1 C=2 drivers/perf/ (C=2:
+#     sparse on every file) in an x86_64 defconfig + kvm_guest.config
+#     build, dtl and its KUnit test as modules as soon as a Kconfig offers
+#     them; no warning allowed;
 #   - tools/perf/ or tools/include/: perf, with the options of
 #     build-perf.sh and WERROR=1;
 #   - tools/testing/selftests/dtl/ or tools/dtl/: the selftests and the
@@ -60,7 +61,7 @@ put_back() {
 }
 mapfile -t touched < <(git -C "$repo" diff --name-only base HEAD)
 put_back "${touched[@]}"
-# Its objects too: a line below says dtl_pmu.o was built only if it was.
+# Its objects too: a line below names dtl's objects only if they were built.
 rm -rf "$kout/drivers/perf/dtl"
 
 mk=(make -s -C "$tree" O="$kout" ARCH=x86 CC="ccache gcc")
@@ -72,14 +73,17 @@ if [ ! -f "$prepared" ]; then
 	touch "$prepared"
 fi
 
+# build_kernel: W=1, and sparse (C=2) on every file of drivers/perf/;
+# dtl and its KUnit test as modules once a Kconfig offers them.
 build_kernel() {
 	if grep -rqs '^config PERF_DTL$' "$tree/drivers/perf/" &&
-	   ! grep -qx 'CONFIG_PERF_DTL=m' "$kout/.config"; then
-		"$tree/scripts/config" --file "$kout/.config" -m PERF_DTL
+	   ! grep -qx 'CONFIG_PERF_DTL_KUNIT_TEST=m' "$kout/.config"; then
+		"$tree/scripts/config" --file "$kout/.config" \
+			-m PERF_DTL -e KUNIT -m PERF_DTL_KUNIT_TEST
 	fi
 	"${mk[@]}" olddefconfig >/dev/null &&
-	"${mk[@]}" -j"$(nproc)" W=1 drivers/perf/ >"$log" 2>&1 || return 1
-	! grep -q 'warning:' "$log"
+	"${mk[@]}" -j"$(nproc)" W=1 C=2 drivers/perf/ >"$log" 2>&1 || return 1
+	! grep -qE 'warning:|error:' "$log"
 }
 
 build_perf() {
@@ -120,11 +124,11 @@ for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
 	built=() failed=''
 	if printf '%s\n' "${files[@]}" | grep -qE '^(drivers|include|arch)/'; then
 		if build_kernel; then
-			o=''
-			[ ! -f "$kout/drivers/perf/dtl/dtl_pmu.o" ] || o=' (dtl_pmu.o)'
-			built+=("drivers/perf/ W=1$o")
+			o=$(cd "$kout/drivers/perf" 2>/dev/null &&
+				ls dtl/dtl_pmu.o dtl/dtl_kunit.o 2>/dev/null | xargs)
+			built+=("drivers/perf/ W=1 C=2${o:+ ($o)}")
 		else
-			failed="make W=1 drivers/perf/"
+			failed="make W=1 C=2 drivers/perf/"
 		fi
 	fi
 	if [ -z "$failed" ] && printf '%s\n' "${files[@]}" | grep -qE '^tools/(perf|include)/'; then

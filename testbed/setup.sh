@@ -14,7 +14,7 @@ pkgs=(
 	"$DTL_STOCK_PERF_PKG"
 	libtraceevent-dev libtracefs-dev libdw-dev libzstd-dev libcap-dev
 	libnuma-dev libunwind-dev
-	dkms gcc-powerpc64le-linux-gnu python3-sphinx python3-sphinx-rtd-theme ccache
+	dkms gcc-powerpc64le-linux-gnu python3-sphinx python3-sphinx-rtd-theme ccache sparse
 )
 
 missing=()
