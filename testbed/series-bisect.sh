@@ -4,7 +4,8 @@
 # The series is bisectable: after every patch the tree builds.  Called by
 # series-check.sh with the repository it applied the series to (branch
 # "series", tag "base"); prints one TAP line per patch, numbered from
-# FIRST, and exits with the number of patches that failed.
+# FIRST, and one for perf's check-headers.sh on the whole series; exits
+# with the number of lines that failed.
 #
 # usage: series-bisect.sh REPO FIRST
 #
@@ -150,4 +151,22 @@ for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
 		echo "ok $n bisect $i \"$subject\": $what build"
 	fi
 done
+
+# The tree now holds the whole series: perf's check-headers.sh, which the
+# series tells about the tools copy of the record format header, finds it
+# equal to the kernel's.  (It lists the other headers 6.12 itself left
+# out of sync; only dtl's count here.)
+n=$((n + 1))
+hdr=include/uapi/linux/perf_dtl.h
+out=$(cd "$tree/tools/perf" && ./check-headers.sh 2>&1)
+if ! grep -qF "\"$hdr\"" "$tree/tools/perf/check-headers.sh"; then
+	bad=$((bad + 1))
+	echo "not ok $n perf's check-headers.sh does not check $hdr"
+elif grep -qF "$hdr" <<<"$out"; then
+	bad=$((bad + 1))
+	echo "$out" | sed 's/^/# /'
+	echo "not ok $n perf's check-headers.sh: tools/$hdr differs from $hdr"
+else
+	echo "ok $n perf's check-headers.sh checks tools/$hdr: equal to $hdr"
+fi
 exit "$bad"
