@@ -11,11 +11,11 @@
 #
 # The tree is a hard-linked copy of linux-source-6.12, kept in the cache
 # with its build directories, and the compilers run under ccache (its
-# files in the cache too), so a second run costs little: it first puts back the pristine
-# version of each file the series touches (a new inode each time: the
-# links to the pristine source are never written through), then walks the
-# series, writing each patch's files and building what the patch can
-# change:
+# files in the cache too), so a second run costs little.  A run first
+# puts back the pristine version of each file the series touches (a new
+# inode each time: the links to the pristine source are never written
+# through), then walks the series, writing each patch's files and
+# building what the patch can change:
 #   - drivers/, include/ or arch/: make W=1 C=2 drivers/perf/ (C=2:
 #     sparse on every file) in an x86_64 defconfig + kvm_guest.config
 #     build, dtl and its KUnit test as modules as soon as a Kconfig offers
