@@ -1203,8 +1203,8 @@ static void *hog_main(void *arg)
  */
 TEST(cgroup_own_tasks)
 {
-	int cpu = dtl_last_cpu(), cgfd, lfd, dfd, wfd, pfd, go[2], stop = 0;
-	long long cs, disp, wait, pre;
+	int cpu = dtl_last_cpu(), cgfd, lfd, dfd, wfd, pfd, tfd, go[2], stop = 0;
+	long long cs, disp, wait, pre, twait;
 	struct dtl_sched s0, s1, d;
 	struct perf_event_attr a;
 	char path[512];
@@ -1265,11 +1265,15 @@ TEST(cgroup_own_tasks)
 	ASSERT_EQ(0, pthread_create(&hog, NULL, hog_main, &stop));
 	ASSERT_EQ(0, dtl_wait_sleeping(pid, pid));
 	ASSERT_EQ(0, dtl_sched_read(pid, pid, &s0));
+	/* The task's own wait, as a task event counts it: same stamps. */
+	tfd = dtl_open("wait_ns", pid, -1, -1, 0);
+	ASSERT_GE(tfd, 0);
 	ASSERT_EQ(0, ioctl(lfd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	usleep(10000);
 	ASSERT_EQ(0, wait_quiet(pid));
 	ASSERT_EQ(0, ioctl(lfd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+	ASSERT_EQ(0, ioctl(tfd, PERF_EVENT_IOC_DISABLE, 0));
 	ASSERT_EQ(0, dtl_sched_read(pid, pid, &s1));
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(hog, NULL);
@@ -1277,11 +1281,13 @@ TEST(cgroup_own_tasks)
 	disp = dtl_count(dfd);
 	wait = dtl_count(wfd);
 	pre = dtl_count(pfd);
+	twait = dtl_count(tfd);
 	dtl_sched_sub(&d, &s1, &s0);
 	TH_LOG("cgroup: %lld context-switches, %lld dispatches, %lld preemptions, %lld ns wait",
 	       cs, disp, pre, wait);
 	TH_LOG("its task: %llu switch-outs (%llu involuntary), run_delay %llu ns",
 	       dtl_sched_switches(&d), d.nivcsw, d.delay_ns);
+	TH_LOG("its task event: %lld ns wait", twait);
 	/* perf's own count of the cgroup's switches, in the same group. */
 	EXPECT_EQ(cs, disp);
 	/*
@@ -1295,15 +1301,26 @@ TEST(cgroup_own_tasks)
 	EXPECT_GE(pre + 2, (long long)d.nivcsw);
 	EXPECT_GE(wait, 0);
 	/*
+	 * The task was asleep at both ends: the cgroup event and the task
+	 * event cover the same runs and read the same stamps, so they agree
+	 * but for rounding.  Charging the next task's wait instead was 58 ms
+	 * off over 62 dispatches.
+	 */
+	EXPECT_LE(llabs(wait - twait), wait / 100 + 10000LL * disp)
+		TH_LOG("cgroup wait %lld ns vs task wait %lld ns", wait, twait);
+	/*
 	 * dtl stamps a dispatch at the tracepoint, run_delay at the clock
-	 * update before it: under TCG some 70 us later per dispatch here.
-	 * Charging the next task's wait instead was 58 ms off over 62.
+	 * update before it; in a cgroup, the group walk of the pick and psi's
+	 * cgroup accounting lie between the two.  Under TCG that was 45-80 us
+	 * per dispatch, and 263 us on arm64 with the host busy (hogs_on_one_cpu
+	 * is the tight check without cgroups).
 	 */
 	EXPECT_LE(llabs(wait - (long long)d.delay_ns),
-		  (long long)d.delay_ns / 20 + 150000LL * disp)
+		  (long long)d.delay_ns / 20 + 500000LL * disp)
 		TH_LOG("wait %lld ns vs run_delay %llu ns", wait, d.delay_ns);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	close(tfd);
 	close(pfd);
 	close(wfd);
 	close(dfd);
