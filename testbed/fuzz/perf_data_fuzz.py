@@ -151,7 +151,10 @@ def main():
             return 1
         pool.append((os.path.basename(path), data, regs))
 
-    rng = random.Random(int(os.environ.get('DTL_FUZZ_SEED', time.time())))
+    seed = int(os.environ.get('DTL_FUZZ_SEED', time.time()))
+    print('perf.data fuzz: seed %d (DTL_FUZZ_SEED=%d makes the same mutants)'
+          % (seed, seed), flush=True)
+    rng = random.Random(seed)
     mutant = os.path.join(workdir, 'mutant.data')
     start = time.monotonic()
     mutants = 0
@@ -168,7 +171,8 @@ def main():
                 keep = os.path.join(crashdir, 'crash-%s-%d.data' % (
                     name[:-5], int(time.time() * 1000) % 10**9))
                 os.replace(mutant, keep)
-                print('FAIL mutant of %s, kept as %s: %s' % (name, keep, why))
+                print('FAIL mutant %d (of %s), kept as %s: %s'
+                      % (mutants, name, keep, why))
                 break
     took = time.monotonic() - start
     if failures:

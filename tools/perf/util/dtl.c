@@ -453,7 +453,7 @@ static int dtl_process_auxtrace_event(struct perf_session *session,
 				      const struct perf_tool *tool __maybe_unused)
 {
 	struct dtl *dtl = session_to_dtl(session);
-	struct auxtrace_buffer *buffer;
+	struct auxtrace_buffer *buffer = NULL;
 	int fd = perf_data__fd(session->data);
 	off_t data_offset;
 	int err;
@@ -475,8 +475,11 @@ static int dtl_process_auxtrace_event(struct perf_session *session,
 	if (err)
 		return err;
 
-	/* Dump now: a piped trace has just been copied out of the pipe. */
-	if (dump_trace && auxtrace_buffer__get_data(buffer, fd)) {
+	/*
+	 * Dump now: a piped trace has just been copied out of the pipe.
+	 * Data perf skipped (a CPU filtered out, a bad index) has no buffer.
+	 */
+	if (dump_trace && buffer && auxtrace_buffer__get_data(buffer, fd)) {
 		dtl_dump(dtl, buffer->data, buffer->size);
 		auxtrace_buffer__put_data(buffer);
 	}
