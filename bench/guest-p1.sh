@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # P1, P2, P5, P6 in the guest (booted with -icount): a context-switch-heavy
 # load (perf bench sched pipe on CPU 0) while recording all CPUs with dtl,
-# with the sched_switch+sched_wakeup tracepoints, with perf sched record,
+# with the sched_switch+sched_wakeup tracepoints (perf record, or trace-cmd
+# record if the guest has it), with perf sched record,
+# with an empty sched_switch probe (floor) or one that reads the clock
+# (clockprobe), with 2, 4 and 8 dtl sessions at once (dtl2, dtl4, dtl8),
 # or with nothing, in alternating rounds.  Prints one line per measurement:
 #   P1 <mode> <usecs per round trip>
 #   P2 <mode> <perf.data bytes> <switches>
 #   P5 <mode> <perf script centiseconds> <switches>
-#   P6 dtl <records lost>
+#   P6 <dtl|dtl2|dtl4|dtl8> <records lost by the measured session>
 #   P5L <tool> <scale> <centiseconds> <switches>: decoding one dtl recording
 #       of 1x, 4x and 16x LINEAR_LOOPS round trips with perf script, perf
 #       report and the latency summary (the dlfilter)
@@ -21,27 +24,75 @@ wait_quiet
 cs() { awk '/^ctxt/ { print $2 }' /proc/stat; }
 now_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 
+# The records lost in the dtl recording /tmp/b.data, from perf's warnings.
+dtl_lost() {
+	perf-dtl script -i /tmp/b.data >/dev/null 2>/tmp/b.err
+	sed -n 's/.*: \([0-9]*\) records lost.*/\1/p' /tmp/b.err | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# $1 - 1 more system-wide dtl sessions, running until stop_sessions.
+start_sessions() {
+	bg=""
+	i=1
+	while [ $i -lt "$1" ]; do
+		perf-dtl record -q -o /tmp/bg$i.data -e dtl/all/ -a >/dev/null 2>&1 &
+		bg="$bg $!"
+		i=$((i + 1))
+	done
+	# Wait until the busy file lists every session on every CPU.
+	want=$((($1 - 1) * $(nproc)))
+	n=0
+	while [ $n -lt 100 ] && [ "$(grep -c 'tracing pid=' /sys/bus/event_source/devices/dtl/busy)" -lt $want ]; do
+		sleep 0.1; n=$((n + 1))
+	done
+}
+stop_sessions() {
+	[ -n "$bg" ] && kill -INT $bg && wait $bg
+	rm -f /tmp/bg*.data
+	bg=""
+}
+
 for r in $(seq $ROUNDS); do
-	for mode in none dtl tracepoints sched; do
+	modes="none floor clockprobe dtl dtl2 dtl4 dtl8 tracepoints sched"
+	command -v trace-cmd >/dev/null && modes="$modes tracecmd"
+	for mode in $modes; do
 		rm -f /tmp/b.data
 		c0=$(cs)
 		case $mode in
 		none)	u=$(pipe_usecs) ;;
+		floor)	insmod /dtl/dtl_floor.ko
+			u=$(pipe_usecs)
+			rmmod dtl_floor ;;
+		clockprobe)
+			insmod /dtl/dtl_floor.ko clock=1
+			u=$(pipe_usecs)
+			rmmod dtl_floor ;;
 		dtl)	u=$(pipe_usecs perf-dtl record -q -o /tmp/b.data -e dtl/all/ -a --) ;;
+		dtl[248])
+			start_sessions ${mode#dtl}
+			u=$(pipe_usecs perf-dtl record -q -o /tmp/b.data -e dtl/all/ -a --)
+			stop_sessions ;;
 		tracepoints)
 			u=$(pipe_usecs perf record -q -o /tmp/b.data \
 				-e sched:sched_switch,sched:sched_wakeup -a --) ;;
 		sched)	u=$(pipe_usecs perf sched record -q -o /tmp/b.data --) ;;
+		tracecmd)
+			u=$(pipe_usecs trace-cmd record -q -o /tmp/b.data \
+				-e sched:sched_switch -e sched:sched_wakeup) ;;
 		esac
 		c1=$(cs)
 		echo "P1 $mode $u"
-		[ $mode = none ] && continue
+		case $mode in
+		none|floor|clockprobe) continue ;;
+		dtl[248]) echo "P6 $mode $(dtl_lost)"; continue ;;
+		esac
 		echo "P2 $mode $(stat -c %s /tmp/b.data) $((c1 - c0))"
 		t0=$(now_cs)
 		if [ $mode = dtl ]; then
-			perf-dtl script -i /tmp/b.data >/dev/null 2>/tmp/b.err
-			lost=$(sed -n 's/.*: \([0-9]*\) records lost.*/\1/p' /tmp/b.err | awk '{ s += $1 } END { print s + 0 }')
+			lost=$(dtl_lost)
 			echo "P6 dtl $lost"
+		elif [ $mode = tracecmd ]; then
+			trace-cmd report -i /tmp/b.data >/dev/null 2>&1
 		else
 			perf script -i /tmp/b.data >/dev/null 2>&1
 		fi

@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
 log=$(mktemp)
-trap 'rm -f "$log" "$log.sh"' EXIT
+trap 'rm -rf "$log" "$log.sh" "$log.fl"' EXIT
 ROUNDS=${ROUNDS:-5}
 # PARTS: which guest runs, of p4 (counting), p1 (tracing), p7 (storm, drains).
 PARTS=${PARTS:-p4 p1 p7}
@@ -62,8 +62,22 @@ if want p1; then
 echo
 echo "# P1/P2/P5/P6: perf bench sched pipe on CPU 0 while recording all CPUs (guest time, -icount shift=3)"
 sed "s/^ROUNDS=.*/ROUNDS=$ROUNDS/" "$DTL_TOP/bench/guest-p1.sh" >"$log.sh"
-"$DTL_TOP/testbed/vm-run.sh" -s -t 3600 -q "-icount shift=3,sleep=off" \
+# The floor: an empty sched_switch probe, built in a scratch copy.
+rm -rf "$log.fl" && cp -r "$DTL_TOP/bench/dtl_floor" "$log.fl"
+make -s -C "$DTL_KHEADERS" M="$log.fl" W=1 modules
+# Debian's trace-cmd, a peer, with its libraries at their paths.
+tc=()
+if tcbin=$(command -v trace-cmd); then
+	tc=(-f "$tcbin=usr/bin/trace-cmd")
+	for lib in $(ldd "$tcbin" | awk '/=>/ { print $3 }'); do
+		tc+=(-f "$lib=${lib#/}")
+	done
+fi
+"$DTL_TOP/testbed/vm-run.sh" -s -t 7200 -q "-icount shift=3,sleep=off" \
+	-f "$log.fl/dtl_floor.ko=dtl/dtl_floor.ko" ${tc[@]+"${tc[@]}"} \
 	-f "$DTL_TOP/bench/guest-lib.sh=dtl/guest-lib.sh" "$log.sh" >"$log"
+rm -rf "$log.fl"
+cp "$log" "$DTL_CACHE/bench-p1.out"	# the raw lines, kept for a second look
 awk '
 function median(key, n,   i, j, t, a) {
 	for (i = 1; i <= n; i++) a[i] = v[key, i]
@@ -71,30 +85,57 @@ function median(key, n,   i, j, t, a) {
 		if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-/^P1 [a-z]+ [0-9.]+$/ { v["p1" $2, ++n1[$2]] = $3 }
+function label(k) { return (k in name) ? name[k] : k }
+/^P1 [a-z0-9]+ [0-9.]+$/ { v["p1" $2, ++n1[$2]] = $3 }
 /^P2 [a-z]+ [0-9]+ [0-9]+$/ { v["p2" $2, ++n2[$2]] = $3 / ($4 ? $4 : 1) }
 /^P5 [a-z]+ [0-9]+ [0-9]+$/ { v["p5" $2, ++n5[$2]] = $3 * 10000000 / ($4 ? $4 : 1) }
 /^P6 dtl [0-9]+$/ { lost += $3; n6++ }
+/^P6 dtl[248] [0-9]+$/ { glost[$2] += $3 }
 /^P5L [a-z]+ [0-9]+ [0-9]+ [0-9]+$/ { l[$2, $3] = $4 * 10000 / ($5 ? $5 : 1); ls[$3] = $5 }
 END {
 	if (!n1["none"] || !n1["dtl"] || !n1["tracepoints"]) { print "P1: no results"; exit 1 }
 	base = median("p1none", n1["none"])
 	printf "%-44s %10s %8s\n", "P1: usecs per round trip", "median", "ratio"
-	split("none dtl tracepoints sched", m, " ")
-	for (i = 1; i <= 4; i++) if (n1[m[i]]) {
+	split("none dtl tracepoints sched tracecmd", m, " ")
+	name["tracecmd"] = "trace-cmd (same tracepoints)"
+	for (i = 1; i <= 5; i++) if (n1[m[i]]) {
 		x = median("p1" m[i], n1[m[i]]); r[m[i]] = x / base - 1
-		printf "  %-42s %10.3f %8.4f\n", m[i], x, x / base
+		printf "  %-42s %10.3f %8.4f\n", label(m[i]), x, x / base
 	}
+	if (n1["tracecmd"])
+		printf "  %-42s %10.3f %8s\n", "dtl overhead / trace-cmd overhead", r["dtl"] / r["tracecmd"], "goal<1"
+	else
+		printf "  (no trace-cmd in the guest: make setup installs it)\n"
 	printf "  %-42s %10.3f %8s\n", "dtl overhead / tracepoint overhead", r["dtl"] / r["tracepoints"], "goal<=0.25"
+	if (n1["floor"] && n1["clockprobe"]) {
+		printf "%-44s %10s %8s %8s\n", "P1: the floor (dtl loaded, no event)", "median", "ratio", "dtl/it"
+		split("floor clockprobe", fl, " ")
+		name["floor"] = "floor: empty sched_switch probe"
+		name["clockprobe"] = "probe reading local_clock()"
+		for (i = 1; i <= 2; i++) {
+			x = median("p1" fl[i], n1[fl[i]]); r[fl[i]] = x / base - 1
+			printf "  %-42s %10.3f %8.4f %8.2f\n", name[fl[i]], x, x / base, (r[fl[i]] > 0 ? r["dtl"] / r[fl[i]] : 0)
+		}
+		printf "  %-42s %10s %8s %8.2f %s\n", "dtl overhead / floor overhead", "", "", (r["floor"] > 0 ? r["dtl"] / r["floor"] : 0), "goal<=2"
+	}
+	if (n1["dtl8"]) {
+		printf "%-44s %10s %8s %8s %6s\n", "P1: dtl sessions at once (all CPUs each)", "median", "ratio", "vs 1", "lost"
+		split("dtl dtl2 dtl4 dtl8", g, " ")
+		for (i = 1; i <= 4; i++) {
+			x = median("p1" g[i], n1[g[i]])
+			printf "  %-42s %10.3f %8.4f %8.2f %6d\n", (i == 1 ? 1 : substr(g[i], 4)) " session(s)", x, x / base, (x / base - 1) / r["dtl"], (i == 1 ? lost : glost[g[i]])
+		}
+		printf "  (one producer, many readers: the overhead should stay flat; lost: by the measured session)\n"
+	}
 	printf "%-44s %10s %8s\n", "P2: perf.data bytes per context switch", "median", "vs dtl"
-	for (i = 2; i <= 4; i++) if (n2[m[i]]) {
+	for (i = 2; i <= 5; i++) if (n2[m[i]]) {
 		b[m[i]] = median("p2" m[i], n2[m[i]])
-		printf "  %-42s %10.1f %8.2f\n", m[i], b[m[i]], b[m[i]] / b["dtl"]
+		printf "  %-42s %10.1f %8.2f\n", label(m[i]), b[m[i]], b[m[i]] / b["dtl"]
 	}
 	printf "%-44s %10s %8s\n", "P5: perf script us per context switch", "median", "vs dtl"
-	for (i = 2; i <= 4; i++) if (n5[m[i]]) {
+	for (i = 2; i <= 5; i++) if (n5[m[i]]) {
 		c[m[i]] = median("p5" m[i], n5[m[i]]) / 1000
-		printf "  %-42s %10.2f %8.2f\n", m[i], c[m[i]], c[m[i]] / c["dtl"]
+		printf "  %-42s %10.2f %8.2f\n", label(m[i]), c[m[i]], c[m[i]] / c["dtl"]
 	}
 	printf "P6: dtl records lost at default settings: %d in %d runs (goal 0)\n", lost, n6
 	if (ls[1]) {
