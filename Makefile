@@ -12,11 +12,13 @@
 #   make bench        benchmarks, prints tables
 #   make fuzz         perf script/report (ASan) over mutated dtl recordings, 10 min
 #   make vm-run SCRIPT=path   run any script in the guest with dtl loaded
+#                     (GUEST=debian: in Debian 12 with systemd, without dtl)
 #   make module       the out-of-tree module against Debian's headers
 #   make perf         perf 6.12 with dtl's decoder (perf-dtl in the guest)
 #
 # KERNEL=path/to/vmlinux boots another kernel (default: Debian's 6.12).
-# ARCH=arm64 runs vm-run in an arm64 guest (make check runs both).
+# ARCH=arm64 runs vm-run in an arm64 guest (make check runs both);
+# GUEST=debian in the Debian 12 guest with systemd (testbed/debian/).
 
 include testbed/versions.conf
 
@@ -76,7 +78,11 @@ bench: module selftests perf
 fuzz: setup
 	@DTL_FUZZ_SECONDS=$${DTL_FUZZ_SECONDS:-600} $(TB)/fuzz/run.sh
 
-ifeq ($(ARCH),arm64)
+ifeq ($(GUEST),debian)
+vm-run: setup
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh GUEST=debian" >&2; exit 2; }
+	@$(TB)/debian/vm-run.sh $(SCRIPT)
+else ifeq ($(ARCH),arm64)
 vm-run: setup
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh [ARCH=arm64]" >&2; exit 2; }
 	@export DTL_ARCH=arm64; $(TB)/setup-arm64.sh && $(TB)/build-module.sh >/dev/null && \

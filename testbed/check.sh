@@ -167,6 +167,17 @@ else
 	result host/dkms 0 1 0
 fi
 
+# A Debian 12 guest with systemd (its image built once, cached): dtl
+# installed with DKMS, loaded at boot, collected by PCP and OpenMetrics.
+stage "guest: Debian 12 with systemd (DKMS, modules-load.d, perf, PCP, OpenMetrics, dkms remove)"
+"$DTL_TOP/testbed/debian/check.sh" 2>&1 | tee "$log"
+debrc=${PIPESTATUS[0]}
+result debian-systemd "$(grep -c '^ok ' "$log")" "$(grep -c '^not ok ' "$log")" 0
+if [ "$debrc" -ne 0 ] && ! grep -q '^not ok ' "$log"; then
+	result debian-systemd:vm 0 1 0
+fi
+grep '^not ok ' "$log" | sed 's/^/## debian-systemd: /' >>"$failures" || true
+
 # guest_suite NAME VM-RUN-OPTIONS...: every guest test in one boot.
 guest_suite() {
 	local name=$1 vmrc

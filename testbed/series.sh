@@ -130,7 +130,15 @@ add "tools/dtl: Add a helper that reads dtl counters without a system call" \
 page (rdpmc-style, with the seqlock and time fields the kernel fills in),
 and falls back to read() where the page says it cannot.  The example
 counts its own dispatches with libperf." \
-	tools/dtl
+	tools/dtl/Makefile tools/dtl/dtl_self.h tools/dtl/dtl_self_example.c
+
+add "tools/dtl: Add dtl's events for Performance Co-Pilot's perfevent PMDA" \
+"Hosts collect their metrics with what they already run.  PCP's perfevent
+PMDA opens PMU events by name from the [dynamic] section of its
+configuration; this is that section for dtl's four counting events, to
+be appended to perfevent.conf.  The admin guide says what the metrics
+mean and how pmproxy serves them as OpenMetrics." \
+	tools/dtl/pcp/perfevent-dtl.conf
 
 add "selftests/dtl: Test the dtl PMU against the kernel's own counts" \
 "kselftest_harness tests that compare every count and record of the dtl
@@ -223,8 +231,9 @@ $bench
 
 Patches 1-3 add the record format and the arch glue for module builds,
 4-5 the driver and its build, 6-7 the documentation and MAINTAINERS,
-8-9 a helper that reads counters without a system call and the
-selftests, 10-$n the perf tools support, its tests and docs.  The series
+8 a helper that reads counters without a system call, 9 dtl's events
+for Performance Co-Pilot, 10 the selftests, 11-$n the perf tools
+support, its tests and docs.  The series
 applies to Linux 6.12 (checked on linux-source-6.12, $DTL_KREL, with
 git am); after each patch, the kernel's drivers/perf/, perf and the
 selftests build.'''

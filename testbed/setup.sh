@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pkgs=(
-	qemu-system-x86 busybox-static cpio zstd rsync python3 python3-dev file trinity trace-cmd
+	qemu-system-x86 busybox-static cpio zstd rsync python3 python3-dev file trinity trace-cmd mmdebstrap qemu-utils
 	build-essential bc flex bison pkg-config libelf-dev libssl-dev
 	clang libclang-rt-14-dev
 	"linux-headers-$DTL_KVER=$DTL_KPKG"

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Second boot of the Debian guest (after install.sh): dtl was loaded at
+# boot; Performance Co-Pilot's perfevent PMDA collects its counters, which
+# agree with perf stat; pmproxy serves them as OpenMetrics; dkms remove
+# takes dtl away.  TAP on stdout.
+n=0 fail=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $*"; }
+# close A B PCT: |A - B| <= PCT % of B
+close() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; }
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /dtl/src/dkms.conf)
+m=perfevent.hwcounters.dtl.dispatches.value
+
+# 1. Loaded at boot, by systemd-modules-load from /etc/modules-load.d
+#    (dtl_pmu has no device alias: nothing else loads it).  systemd 252
+#    logs "Inserted module" only at debug level.
+if grep -q '^dtl_pmu ' /proc/modules && [ -f /etc/modules-load.d/dtl_pmu.conf ] &&
+   [ "$(systemctl show -P Result systemd-modules-load.service)" = success ]; then
+	ok "dtl_pmu loaded at boot by systemd-modules-load ($(cat /sys/module/dtl_pmu/initstate))"
+else
+	grep dtl /proc/modules; systemctl status systemd-modules-load --no-pager | tail -5
+	not_ok "dtl_pmu loaded at boot"
+fi
+
+# 2. The perfevent PMDA with dtl's events (the fragment in tools/dtl/pcp).
+systemctl start pmcd
+cat /dtl/src/tools/dtl/pcp/perfevent-dtl.conf >>/etc/pcp/perfevent/perfevent.conf
+(cd /var/lib/pcp/pmdas/perfevent && ./Install </dev/null >/tmp/pmda.log 2>&1)
+i=0
+while ! pminfo -f $m >/tmp/pminfo 2>&1 && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+if grep -q 'inst \[0 or "cpu0"\]' /tmp/pminfo; then
+	ok "perfevent PMDA: $m per CPU; dtl metrics: $(pminfo perfevent.hwcounters.dtl | sed 's/^perfevent.hwcounters.dtl.//' | tr '\n' ' ')"
+else
+	cat /tmp/pmda.log /tmp/pminfo; pminfo perfevent | head -20
+	tail -20 /var/log/pcp/pmcd/perfevent.log 2>/dev/null
+	not_ok "perfevent PMDA serves $m"
+fi
+
+# The sum over CPUs of a metric, as pmcd reports it now.
+pcp_sum() { pminfo -f "$1" | awk '/inst \[/ { s += $NF } END { printf "%d\n", s }'; }
+
+# 3. Agreement over one window: the PMDA's count from before to after a
+#    perf stat -a run of a switch-heavy load holds perf stat's count and
+#    the few switches of the two tools around it.
+a=$(pcp_sum $m)
+perf stat -x, -a -e dtl/dispatches/ -- perf bench sched pipe -l 20000 >/dev/null 2>/tmp/stat
+b=$(pcp_sum $m)
+s=$(awk -F, '$3 ~ /dtl\/dispatches/ { print $1 }' /tmp/stat)
+if [ "${s:-0}" -gt 40000 ] && [ $((b - a)) -ge "$s" ] && close $((b - a)) "$s" 5; then
+	ok "PCP and perf stat agree over one run: $((b - a)) and $s dispatches"
+else
+	cat /tmp/stat
+	not_ok "PCP and perf stat over one run: $((b - a)) and ${s:-none} dispatches"
+fi
+
+# 4. Per interval: pmval's rates (one line of per-CPU rates a second)
+#    against perf stat -I 1000, started together while a steady load
+#    runs; intervals 2 to 9 agree within 5 % each.
+taskset -c 1 perf bench sched pipe -l 100000000 >/dev/null 2>&1 &
+load=$!
+sleep 2
+perf stat -x, -a -I 1000 -e dtl/dispatches/ -- sleep 10 2>/tmp/stati &
+stat=$!
+pmval -t 1 -s 10 -f 0 $m >/tmp/pmval 2>&1
+wait $stat
+kill $load; wait $load 2>/dev/null
+awk -F, '$4 ~ /dtl\/dispatches/ { print $2 }' /tmp/stati | sed -n '2,9p' >/tmp/si
+awk '/^ *[0-9][0-9.]*( +[0-9][0-9.]*)* *$/ { s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%d\n", s }' \
+	/tmp/pmval | sed -n '2,9p' >/tmp/pi
+worst=$(paste /tmp/pi /tmp/si | awk '$2 > 0 { d = ($1 - $2) / $2 * 100; if (d < 0) d = -d; if (d > w) w = d; n++ }
+	END { if (n == 8) printf "%.1f\n", w; else print "none" }')
+if [ "$worst" != none ] && awk -v w="$worst" 'BEGIN { exit !(w <= 5) }'; then
+	ok "pmval and perf stat -I 1000 agree per second: worst of 8 intervals $worst % ($(paste -d/ /tmp/pi /tmp/si | tr '\n' ' '))"
+else
+	cat /tmp/pmval /tmp/stati
+	not_ok "pmval and perf stat -I 1000 per second: worst of 8 intervals $worst %"
+fi
+
+# 5. OpenMetrics from pmproxy: every dtl metric, per-CPU labels, values
+#    that move with the load.
+systemctl start pmproxy
+i=0
+url="http://localhost:44322/metrics?names=perfevent.hwcounters.dtl"
+while ! curl -sf "$url" >/tmp/om1 && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+perf bench sched pipe -l 5000 >/dev/null 2>&1
+curl -sf "$url" >/tmp/om2
+v1=$(awk '/^perfevent_hwcounters_dtl_dispatches_value/ { s += $NF } END { printf "%d\n", s }' /tmp/om1)
+v2=$(awk '/^perfevent_hwcounters_dtl_dispatches_value/ { s += $NF } END { printf "%d\n", s }' /tmp/om2)
+names=$(grep -c '^perfevent_hwcounters_dtl_[a-z_]*_value{.*instname="cpu[0-9]*"' /tmp/om2)
+if [ "$names" -ge $((4 * $(nproc))) ] && [ $((v2 - v1)) -ge 10000 ]; then
+	ok "OpenMetrics: $names per-CPU dtl series, dispatches went from $v1 to $v2"
+else
+	head -20 /tmp/om2
+	not_ok "OpenMetrics: $names per-CPU dtl series, dispatches $v1 then $v2"
+fi
+
+# 6. dkms remove: the module unloaded and gone.
+(cd /var/lib/pcp/pmdas/perfevent && ./Remove </dev/null >/dev/null 2>&1)
+if modprobe -r dtl_pmu && dkms remove -m dtl_pmu -v "$ver" --all >/tmp/dkms.log 2>&1 &&
+   ! modinfo dtl_pmu >/dev/null 2>&1 && [ -z "$(dkms status -m dtl_pmu)" ] &&
+   [ -z "$(find /lib/modules -name 'dtl_pmu*')" ]; then
+	rm -f /etc/modules-load.d/dtl_pmu.conf
+	ok "modprobe -r, dkms remove: no module, no dkms status, no file left"
+else
+	cat /tmp/dkms.log; find /lib/modules -name 'dtl_pmu*'
+	not_ok "modprobe -r, dkms remove"
+fi
+echo "# boot: $n tests, $fail failed"
+[ $fail = 0 ]
