@@ -70,7 +70,7 @@ tc=()
 if tcbin=$(command -v trace-cmd); then
 	tc=(-f "$tcbin=usr/bin/trace-cmd")
 	for lib in $(ldd "$tcbin" | awk '/=>/ { print $3 }'); do
-		tc+=(-f "$lib=${lib#/}")
+		tc+=(-f "$(readlink -f "$lib")=${lib#/}")
 	done
 fi
 "$DTL_TOP/testbed/vm-run.sh" -s -t 7200 -q "-icount shift=3,sleep=off" \
