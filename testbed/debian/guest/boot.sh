@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Second boot of the Debian guest (after install.sh): dtl was loaded at
 # boot; Performance Co-Pilot's perfevent PMDA collects its counters, which
-# agree with perf stat; pmproxy serves them as OpenMetrics; dkms remove
-# takes dtl away.  TAP on stdout.
+# agree with perf stat live and in a pmlogger archive; pmproxy serves them
+# as OpenMetrics; dkms remove takes dtl away.  TAP on stdout.
 n=0 fail=0
 ok() { n=$((n + 1)); echo "ok $n $*"; }
 not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $*"; }
@@ -77,7 +77,43 @@ else
 	not_ok "pmval and perf stat -I 1000 per second: worst of 8 intervals $worst %"
 fi
 
-# 5. OpenMetrics from pmproxy: every dtl metric, per-CPU labels, values
+# 5. A pmlogger archive of 60 s, logged while perf stat -I 1000 counts
+#    and a steady load runs, replayed with pmrep.  pmrep's first rate
+#    covers the archive's second second, perf stat's second interval; the
+#    two clocks' seconds start a fraction of a second apart, so under a
+#    load whose rate changes from second to second, 10 s windows (five)
+#    are compared, each within 5 %; the worst single second is shown.
+cat >/tmp/pmlogger.conf <<CONF
+log mandatory on 1 sec {
+	$m
+}
+CONF
+taskset -c 1 perf bench sched pipe -l 100000000 >/dev/null 2>&1 &
+load=$!
+sleep 2
+perf stat -x, -a -I 1000 -e dtl/dispatches/ -- sleep 60 2>/tmp/stata &
+stat=$!
+pmlogger -c /tmp/pmlogger.conf -t 1 -T 60s /tmp/dtl-archive >/tmp/pmlogger.log 2>&1
+wait $stat
+kill $load; wait $load 2>/dev/null
+pmrep -a /tmp/dtl-archive -t 1 -o csv $m >/tmp/rep 2>&1
+awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ { s = 0; for (i = 2; i <= NF; i++) s += $i; printf "%d\n", s }' \
+	/tmp/rep | sed -n '2,51p' >/tmp/ai
+awk -F, '$4 ~ /dtl\/dispatches/ { print $2 }' /tmp/stata | sed -n '3,52p' >/tmp/si
+cmp=$(paste /tmp/ai /tmp/si | awk '
+	function dev(a, b) { d = (a - b) / b * 100; return d < 0 ? -d : d }
+	$2 > 0 { n++; if (dev($1, $2) > w1) w1 = dev($1, $2); a += $1; b += $2
+		 if (n % 10 == 0) { if (dev(a, b) > w10) w10 = dev(a, b); list = list " " a "/" b; a = b = 0 } }
+	END { if (n == 50) printf "%.1f %.1f%s\n", w10, w1, list; else print "none (" n + 0 " seconds)" }')
+set -- $cmp
+if [ "$1" != none ] && awk -v w="$1" 'BEGIN { exit !(w <= 5) }'; then
+	ok "pmlogger archive of 60 s, replayed with pmrep, against perf stat -I 1000: worst 10 s window $1 %, worst second $2 % (${cmp#* * })"
+else
+	head -5 /tmp/rep; tail -3 /tmp/rep; head -3 /tmp/stata; cat /tmp/pmlogger.log
+	not_ok "pmlogger archive against perf stat -I 1000: $cmp"
+fi
+
+# 6. OpenMetrics from pmproxy: every dtl metric, per-CPU labels, values
 #    that move with the load.
 systemctl start pmproxy
 i=0
@@ -87,15 +123,21 @@ perf bench sched pipe -l 5000 >/dev/null 2>&1
 curl -sf "$url" >/tmp/om2
 v1=$(awk '/^perfevent_hwcounters_dtl_dispatches_value/ { s += $NF } END { printf "%d\n", s }' /tmp/om1)
 v2=$(awk '/^perfevent_hwcounters_dtl_dispatches_value/ { s += $NF } END { printf "%d\n", s }' /tmp/om2)
-names=$(grep -c '^perfevent_hwcounters_dtl_[a-z_]*_value{.*instname="cpu[0-9]*"' /tmp/om2)
-if [ "$names" -ge $((4 * $(nproc))) ] && [ $((v2 - v1)) -ge 10000 ]; then
-	ok "OpenMetrics: $names per-CPU dtl series, dispatches went from $v1 to $v2"
+# One series per CPU for each of dtl's four events.
+per_cpu="" good=0
+for e in dispatches preemptions wait_ns steal_ns; do
+	c=$(grep -c "^perfevent_hwcounters_dtl_${e}_value{.*instname=\"cpu[0-9]*\"" /tmp/om2)
+	per_cpu="$per_cpu $e:$c"
+	[ "$c" -eq "$(nproc)" ] && good=$((good + 1))
+done
+if [ $good = 4 ] && [ $((v2 - v1)) -ge 10000 ]; then
+	ok "OpenMetrics: per-CPU series$per_cpu; dispatches went from $v1 to $v2"
 else
 	head -20 /tmp/om2
-	not_ok "OpenMetrics: $names per-CPU dtl series, dispatches $v1 then $v2"
+	not_ok "OpenMetrics: per-CPU series$per_cpu; dispatches $v1 then $v2"
 fi
 
-# 6. dkms remove: the module unloaded and gone.
+# 7. dkms remove: the module unloaded and gone.
 (cd /var/lib/pcp/pmdas/perfevent && ./Remove </dev/null >/dev/null 2>&1)
 if modprobe -r dtl_pmu && dkms remove -m dtl_pmu -v "$ver" --all >/tmp/dkms.log 2>&1 &&
    ! modinfo dtl_pmu >/dev/null 2>&1 && [ -z "$(dkms status -m dtl_pmu)" ] &&
