@@ -8,8 +8,9 @@ set -euo pipefail
 log=$(mktemp)
 trap 'rm -rf "$log" "$log.sh" "$log.fl"' EXIT
 ROUNDS=${ROUNDS:-5}
-# PARTS: which guest runs, of p4 (counting), p1 (tracing), p7 (storm, drains).
-PARTS=${PARTS:-p4 p1 p7}
+# PARTS: which guest runs, of p4 (counting), p1 (tracing), p1s (tracing at
+# 2, 4 and 8 vCPUs, memory), p7 (storm, drains).
+PARTS=${PARTS:-p4 p1 p1s p7}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 if want p4; then
 echo "# P4: perf bench sched pipe on one CPU, usecs per round trip (guest time, -icount shift=3)"
@@ -148,6 +149,38 @@ END {
 			printf "  %-42s %10.1f %10.1f %10.1f %8.2f\n", name[tl[i]], l[tl[i], 1], l[tl[i], 4], l[tl[i], 16], l[tl[i], 16] / (l[tl[i], 1] ? l[tl[i], 1] : 1)
 		printf "  (linear decoding keeps us per switch flat: 16x/1x near 1)\n"
 	}
+}' "$log"
+fi
+
+if want p1s; then
+echo
+echo "# P1 by vCPUs: perf bench sched pipe on CPU 0, recorded by dtl on all CPUs (guest time, -icount shift=3)"
+sed "s/^ROUNDS=.*/ROUNDS=$ROUNDS/" "$DTL_TOP/bench/guest-p1s.sh" >"$log.sh"
+: >"$log"
+for n in 2 4 8; do
+	DTL_SMP=$n "$DTL_TOP/testbed/vm-run.sh" -s -t 3600 -q "-icount shift=3,sleep=off" \
+		-f "$DTL_TOP/bench/guest-lib.sh=dtl/guest-lib.sh" "$log.sh" >>"$log"
+done
+cp "$log" "$DTL_CACHE/bench-p1s.out"
+awk '
+function median(key, n,   i, j, t, a) {
+	for (i = 1; i <= n; i++) a[i] = v[key, i]
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+		if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+/^P1S [0-9]+ (none|dtl) [0-9.]+$/ { k = $2 " " $3; v[k, ++n[k]] = $4; cpus[$2] = 1 }
+/^MEM [0-9]+ [0-9]+ [0-9]+$/ { logs[$2] = $3; maps[$2] = $4 }
+END {
+	if (!n["2 none"]) { print "P1 by vCPUs: no results"; exit 1 }
+	printf "%-10s %12s %12s %10s %8s %14s %16s\n", "vCPUs", "none us", "dtl us", "overhead", "vs 2", "logs KiB/CPU", "session KiB/CPU"
+	for (c = 2; c <= 8; c *= 2) {
+		if (!n[c " none"]) continue
+		o = median(c " dtl", n[c " dtl"]) / median(c " none", n[c " none"]) - 1
+		if (c == 2) o2 = o
+		printf "%-10d %12.3f %12.3f %9.2f%% %8.2f %14d %16d\n", c, median(c " none", n[c " none"]), median(c " dtl", n[c " dtl"]), o * 100, o / o2, logs[c] / c / 1024, maps[c] / c / 1024
+	}
+	printf "  (overhead per switch should not grow with CPUs; memory: dtl'"'"'s per-CPU log, and the ring buffer and\n   AUX area one perf record -a session maps on each CPU)\n"
 }' "$log"
 fi
 
