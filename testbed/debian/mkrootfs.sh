@@ -126,18 +126,22 @@ chroot "$root" systemctl mask systemd-timesyncd.service >/dev/null 2>&1 || true
 HOOK
 chmod 755 "$out.tmp/customize.sh"
 
+# The host's Debian mirrors (deb822 or one-line format).
+sources=/etc/apt/sources.list.d/debian.sources
+[ -s "$sources" ] || sources=/etc/apt/sources.list
+[ -s "$sources" ] || die "no apt sources on this host for mmdebstrap"
 say "building the Debian guest's root filesystem (mmdebstrap, once)"
 mmdebstrap --mode=root --variant=minbase --include="$include" \
 	--essential-hook="$out.tmp/essential.sh \"\$1\" $out.tmp/systemctl" \
 	--customize-hook="$out.tmp/customize.sh \"\$1\"" \
-	bookworm "$dir" /etc/apt/sources.list.d/debian.sources \
+	bookworm "$dir" "$sources" \
 	>"$out.tmp/mmdebstrap.log" 2>&1 ||
 	{ tail -30 "$out.tmp/mmdebstrap.log"; die "mmdebstrap failed"; }
 cp -L "$dir/boot/vmlinuz-$DTL_KVER" "$out.tmp/vmlinuz"
 cp -L "$dir/boot/initrd.img-$DTL_KVER" "$out.tmp/initrd.img"
 # Room for DKMS builds and recordings: 1.5 GiB over what the tree uses.
 size=$(( $(du -sm "$dir" | cut -f1) + 1536 ))
-mkfs.ext4 -q -F -L dtl-root -d "$dir" "$out.tmp/rootfs.img" "${size}M"
+mkfs.ext4 -q -F -L dtl-root -d "$dir" "$out.tmp/rootfs.img" "${size}M" >&2
 rm -rf "$dir"
 rm -rf "$out"
 mv "$out.tmp" "$out"
