@@ -26,6 +26,15 @@
  * (which the filter never saw), and the AUX record that has the gap is
  * flagged PERF_AUX_FLAG_PARTIAL.
  *
+ * A timer pass may find only a few records, so a CPU-wide event keeps its
+ * AUX transaction open across passes (as the PMUs that trace in hardware
+ * keep theirs from pmu::add to pmu::del) and ends it -- one PERF_RECORD_AUX
+ * for perf to read -- a poll period after it began, when half the buffer
+ * is written, at a gap, and when the event stops.  perf allows one open
+ * transaction per ring buffer, and events on one CPU may share one
+ * (PERF_EVENT_IOC_SET_OUTPUT): a drain first ends the transaction another
+ * event holds on its buffer.
+ *
  * The hrtimer-to-AUX design follows the powerpc vpa-dtl PMU; the AUX
  * bookkeeping follows drivers/perf/arm_spe_pmu.c.
  */
@@ -87,6 +96,14 @@ struct dtl_trace {
 	/* CPU-wide events: on dtl_cpu::readers while started. */
 	struct list_head	node;
 	struct perf_output_handle handle;
+	/*
+	 * CPU-wide events: the AUX transaction that @handle holds open
+	 * across timer passes (@held_aux, NULL for none), the bytes written
+	 * in it and when it began (local_clock()).
+	 */
+	struct dtl_aux		*held_aux;
+	unsigned long		held_used;
+	u64			held_since;
 };
 
 /*
@@ -526,12 +543,49 @@ static inline bool dtl_budget_take(struct dtl_budget *b)
 	return true;
 }
 
+/* End the AUX transaction that @t holds open, if it holds one. */
+static void dtl_trace_end_held(struct dtl_trace *t)
+{
+	if (!t->held_aux)
+		return;
+	perf_aux_output_end(&t->handle, t->held_used);
+	t->held_aux = NULL;
+	t->held_used = 0;
+}
+
+/* The ring buffer that @event writes to: its parent's if inherited. */
+static struct perf_buffer *dtl_trace_rb(struct perf_event *event)
+{
+	if (event->parent)
+		event = event->parent;
+	return READ_ONCE(event->rb);
+}
+
+/*
+ * Before @t begins an AUX transaction on this CPU: end the one another
+ * CPU-wide event of this CPU holds on the same ring buffer, as perf
+ * allows only one.  Events that share a buffer are on the same CPU, so
+ * only this CPU's readers can hold it.
+ */
+static void dtl_trace_end_shared(struct dtl_cpu *dc, struct dtl_trace *t)
+{
+	struct perf_buffer *rb = dtl_trace_rb(t->event);
+	struct dtl_trace *o;
+
+	list_for_each_entry(o, &dc->readers, node)
+		if (o != t && o->held_aux && o->handle.rb == rb)
+			dtl_trace_end_held(o);
+}
+
 /*
  * Copy the records of this CPU's log that @t has not read into its AUX
- * buffer, within the budget @b if there is one.  Called on the log's CPU
- * with interrupts disabled.  Returns the number of records read.
+ * buffer, within the budget @b if there is one, in the transaction that
+ * @t holds or a new one; with @hold, leave it open for the next pass (see
+ * above).  Called on the log's CPU with interrupts disabled.  Returns the
+ * number of records read.
  */
-static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
+static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
+			   bool hold)
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	struct perf_output_handle *h = &t->handle;
@@ -539,7 +593,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 	u64 mask = dtl_pmu_log_entries - 1;
 	u64 head = dc->head, seq, first, overrun;
 	u32 *running = dtl_trace_per_task(t) ? &t->running : NULL;
-	unsigned long room, reserve, used = 0;
+	unsigned long room, reserve, used = 0, base = 0;
 	struct dtl_aux *aux;
 	bool gap = false;
 
@@ -549,10 +603,20 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 	seq = dtl_log_resume(t->cursor, head, dtl_pmu_log_entries, &overrun);
 	t->lapped += overrun;
 	first = seq;
-	if (seq == head && !t->lost && !t->lapped)
+	if (seq == head && !t->lost && !t->lapped) {
+		if (!hold || local_clock() - t->held_since >= t->period_ns)
+			dtl_trace_end_held(t);
 		return 0;
+	}
 
-	aux = perf_aux_output_begin(h, t->event);
+	aux = t->held_aux;
+	if (aux) {
+		base = t->held_used;
+	} else {
+		dtl_trace_end_shared(dc, t);
+		aux = perf_aux_output_begin(h, t->event);
+		t->held_since = local_clock();
+	}
 	if (!aux) {
 		/* No buffer, or it is going away: what we have is lost. */
 		for (; seq < head && dtl_budget_take(b); seq++)
@@ -585,11 +649,11 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 	 * one record's room is kept for a LOST record, so that a loss in this
 	 * drain is reported in it, even by the last drain before a stop.
 	 */
-	room = aux->overwrite ? ULONG_MAX : h->size;
+	room = aux->overwrite ? ULONG_MAX : h->size - base;
 	reserve = aux->overwrite ? 0 : PERF_DTL_ENTRY_SIZE;
 
 	if ((t->lost || t->lapped) && room >= PERF_DTL_ENTRY_SIZE) {
-		dtl_put_lost(t, aux, h->head, seq);
+		dtl_put_lost(t, aux, h->head + base, seq);
 		used += PERF_DTL_ENTRY_SIZE;
 		gap = true;
 	}
@@ -604,7 +668,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 			gap = true;
 			continue;
 		}
-		dtl_aux_put(t, aux, h->head + used, e);
+		dtl_aux_put(t, aux, h->head + base + used, e);
 		used += sizeof(*e);
 		if (running) {
 			dc->aux_rb = h->rb;
@@ -615,9 +679,10 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 
 	t->cursor = seq;
 	if ((t->lost || t->lapped) && room - used >= PERF_DTL_ENTRY_SIZE) {
-		dtl_put_lost(t, aux, h->head + used, seq);
+		dtl_put_lost(t, aux, h->head + base + used, seq);
 		used += PERF_DTL_ENTRY_SIZE;
 	}
+	used += base;
 
 	/*
 	 * PARTIAL, not TRUNCATED: perf core disables an event whose AUX record
@@ -625,9 +690,17 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 	 */
 	if (gap)
 		perf_aux_output_flag(h, PERF_AUX_FLAG_PARTIAL);
+	if (hold && !gap && !aux->overwrite && used < h->size / 2 &&
+	    local_clock() - t->held_since < t->period_ns) {
+		t->held_aux = aux;
+		t->held_used = used;
+		return seq - first;
+	}
 	if (aux->overwrite)
 		h->head += used;
 	perf_aux_output_end(h, used);
+	t->held_aux = NULL;
+	t->held_used = 0;
 	return seq - first;
 }
 
@@ -676,7 +749,7 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 			resume = t;
 			continue;
 		}
-		dtl_trace_drain(t, &b);
+		dtl_trace_drain(t, &b, true);
 		/* Out of budget, maybe with more to read: its turn comes again. */
 		if (b.spent)
 			cut = t;
@@ -770,7 +843,7 @@ void dtl_pmu_trace_stop(struct perf_event *event)
 	u32 n;
 
 	/* Unbounded: perf reads the buffer next, a record left is lost. */
-	n = dtl_trace_drain(t, NULL);
+	n = dtl_trace_drain(t, NULL, false);
 	dtl_drain_account(&dc->stop_stat, local_clock() - start, n, false);
 	t->last_cpu = smp_processor_id();
 	t->last_head = t->cursor;
@@ -813,6 +886,7 @@ void dtl_pmu_trace_fini(struct perf_event *event)
 
 	/* Stopped, so off its CPU's list: the drain timer cannot see it. */
 	WARN_ON_ONCE(!list_empty(&t->node));
+	WARN_ON_ONCE(t->held_aux);
 	put_pid_ns(t->ns);
 	kfree(t);
 	u->trace_state = NULL;

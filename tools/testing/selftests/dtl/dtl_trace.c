@@ -15,8 +15,11 @@
 #include "../kselftest_harness.h"
 #include "dtl_util.h"
 
-/* The OR of the flags of the PERF_RECORD_AUX records in the ring buffer. */
-static uint64_t trace_aux_flags(struct dtl_trace_buf *t)
+/*
+ * The PERF_RECORD_AUX records in the ring buffer: how many, and the OR of
+ * their flags.
+ */
+static uint64_t trace_aux_scan(struct dtl_trace_buf *t, unsigned int *count)
 {
 	uint64_t head = __atomic_load_n(&t->pc->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = t->pc->data_tail, flags = 0;
@@ -34,12 +37,19 @@ static uint64_t trace_aux_flags(struct dtl_trace_buf *t)
 			for (i = 0; i < sizeof(rec); i++)
 				((char *)rec)[i] = data[(tail + i) % size];
 			flags |= rec[3];	/* header, offset, size, flags */
+			if (count)
+				(*count)++;
 		}
 		if (!h.size)
 			break;
 		tail += h.size;
 	}
 	return flags;
+}
+
+static uint64_t trace_aux_flags(struct dtl_trace_buf *t)
+{
+	return trace_aux_scan(t, NULL);
 }
 
 /*
@@ -260,6 +270,125 @@ TEST(two_sessions)
 	EXPECT_GT(same, 2 * pp.rounds);
 	dtl_trace_close(&a);
 	dtl_trace_close(&b);
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct perf_dtl_entry *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * A CPU-wide event keeps its AUX transaction open across timer passes:
+ * perf gets one PERF_RECORD_AUX a poll period (or when the event stops),
+ * not one a pass, and still every record.  The ping-pong runs for 15
+ * poll periods of 20 ms, in which the timer passes often.
+ */
+TEST(aux_record_per_period)
+{
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 100 };
+	const unsigned long long period = 20000000ULL;
+	unsigned long long start, elapsed;
+	unsigned int naux = 0, loops = 0, i;
+	struct dtl_trace_buf t;
+	size_t n;
+
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0,
+				    period, 0, 1024));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	start = dtl_now_ns();
+	do {
+		ASSERT_EQ(0, pingpong_run(&pp));
+		loops++;
+	} while (dtl_now_ns() - start < 15 * period);
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
+	elapsed = dtl_now_ns() - start;
+	n = dtl_trace_take(&t, recs, MAX_RECORDS);
+	trace_aux_scan(&t, &naux);
+	TH_LOG("%zu records in %u AUX records over %llu ms (poll period %llu ms)",
+	       n, naux, elapsed / 1000000, period / 1000000);
+	ASSERT_LT(n, MAX_RECORDS);
+	for (i = 0; i < n; i++) {
+		ASSERT_NE(PERF_DTL_KIND_LOST, recs[i].kind);
+		if (!i)
+			continue;
+		ASSERT_EQ(recs[i - 1].seq + 1, recs[i].seq);
+	}
+	EXPECT_GE(n, 2 * pp.rounds * loops);
+	EXPECT_GE(naux, 1);
+	/* A transaction lasts a period at least; the stop ends the last. */
+	EXPECT_LE(naux, elapsed / period + 2);
+	dtl_trace_close(&t);
+}
+
+/*
+ * Two CPU-wide trace events of one CPU write to one buffer through
+ * PERF_EVENT_IOC_SET_OUTPUT ("perf record -a -e dtl/all/ -e dtl/all/"):
+ * perf allows one open AUX transaction per buffer, so neither may keep
+ * its own open while the other writes.  Every record reaches the buffer
+ * twice, once for each event.
+ */
+TEST(two_cpu_events_one_buffer)
+{
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 300 };
+	unsigned long long lo = 0, hi = 0, twice = 0;
+	struct dtl_trace_buf t;
+	size_t n, i, j;
+	int fd;
+
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0,
+				    2000000, 0, 256));
+	fd = sys_perf_event_open(&(struct perf_event_attr){
+			.size = sizeof(struct perf_event_attr),
+			.type = dtl_pmu_type(),
+			.config = PERF_DTL_EVENT_TRACE,
+			.sample_period = 3000000,
+			.disabled = 1 }, -1, pp.cpu, -1, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, t.fd));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, pingpong_run(&pp));
+		usleep(5000);
+	}
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
+	n = dtl_trace_take(&t, recs, MAX_RECORDS);
+	ASSERT_LT(n, MAX_RECORDS);
+	ASSERT_GT(n, 0);
+	for (i = 0; i < n; i++) {
+		ASSERT_NE(PERF_DTL_KIND_LOST, recs[i].kind)
+			TH_LOG("lost %llu, lapped %llu",
+			       (unsigned long long)recs[i].lost,
+			       (unsigned long long)recs[i].lapped);
+	}
+	/*
+	 * Each record once or twice, in order: twice from the second event's
+	 * start to its stop, once before and after.
+	 */
+	qsort(recs, n, sizeof(recs[0]), by_seq);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && recs[j].seq == recs[i].seq; j++)
+			ASSERT_EQ(0, memcmp(&recs[i], &recs[j], sizeof(recs[i])));
+		ASSERT_LE(j - i, 2);
+		if (i)
+			ASSERT_EQ(recs[i - 1].seq + 1, recs[i].seq);
+		if (j - i == 2) {
+			if (!twice++)
+				lo = recs[i].seq;
+			hi = recs[i].seq;
+		}
+	}
+	ASSERT_GT(twice, 0);
+	TH_LOG("%zu records, seq %llu..%llu, %llu..%llu twice (%llu)", n,
+	       (unsigned long long)recs[0].seq,
+	       (unsigned long long)recs[n - 1].seq, lo, hi, twice);
+	EXPECT_EQ(hi - lo + 1, twice);
+	EXPECT_GE(twice, 6 * pp.rounds);
+	close(fd);
+	dtl_trace_close(&t);
 }
 
 /*
