@@ -15,7 +15,9 @@
 # arm64 builds dtl into the kernel (CONFIG_PERF_DTL=y): the one build
 # that compiles its built-in steal source, the kernel's paravirt steal
 # clock (the module build for arm64 is cross-built against Debian's
-# headers by build-module.sh).
+# headers by build-module.sh).  Each build also compiles the
+# architecture's steal source (arch/x86/events/dtl_steal.c,
+# arch/arm64/perf/dtl_steal.c), as the kernel's build would.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -62,8 +64,20 @@ if [ ! -f "$mark" ]; then
 		{ tail -20 "$out/prepare.log"; die "modules_prepare failed"; }
 	touch "$mark"
 fi
-"${mk[@]}" W=1 drivers/perf/dtl/ >"$out/build.log" 2>&1 ||
+# The architecture's steal source, which its own Makefile builds into the
+# kernel when dtl is configured (include/linux/perf/dtl_steal.h).
+case $karch in
+x86 | i386) steal=arch/x86/events/dtl_steal.o ;;
+arm64) steal=arch/arm64/perf/dtl_steal.o ;;
+*) steal= ;;
+esac
+"${mk[@]}" W=1 drivers/perf/dtl/ $steal >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; die "in-tree build of dtl failed"; }
+if [ -n "$steal" ]; then
+	grep -qx 'CONFIG_HAVE_PERF_DTL_STEAL=y' "$out/.config" ||
+		die "$karch does not select HAVE_PERF_DTL_STEAL"
+	[ -f "$out/$steal" ] || die "$steal was not built"
+fi
 # (Not bison's notes on scripts/genksyms, which powerpc builds on first use.)
 if grep 'warning:' "$out/build.log" | grep -qv '/scripts/genksyms/'; then
 	cat "$out/build.log"
@@ -72,7 +86,7 @@ fi
 # 32-bit: 64-bit division must go through div_u64() and friends; libgcc's
 # helpers are not in the kernel, and without vmlinux modpost cannot say.
 if [ "$karch" = i386 ] &&
-   nm -u "$out/drivers/perf/dtl/dtl_pmu.o" | grep -E '__(u)?(div|mod)di3'; then
+   nm -u "$out/drivers/perf/dtl/dtl_pmu.o" "$out/$steal" | grep -E '__(u)?(div|mod)di3'; then
 	die "dtl divides 64-bit values with libgcc's helpers: use div_u64()"
 fi
 # powerpc: its dispatch trace log (asm/dtl.h, platforms/pseries) links

@@ -19,14 +19,16 @@
 #   - drivers/, include/ or arch/: make W=1 C=2 drivers/perf/ (C=2:
 #     sparse on every file) in an x86_64 defconfig + kvm_guest.config
 #     build, dtl and its KUnit test as modules as soon as a Kconfig offers
-#     them; no warning allowed;
+#     them, and x86's steal source once it is there; no warning allowed
+#     (arm64's is compiled by the arm64 in-tree stage of make check);
 #   - tools/perf/ or tools/include/: perf, with the options of
 #     build-perf.sh and WERROR=1;
 #   - tools/testing/selftests/dtl/ or tools/dtl/: the selftests and the
 #     helper, against the uapi headers of the tree at that patch.
 # A patch that touches none of these (Documentation, MAINTAINERS) cannot
 # change a build; its line says so.  The whole vmlinux is not linked: the
-# series adds nothing outside drivers/perf/ to the kernel.
+# series adds nothing to the kernel outside drivers/perf/ but the arch
+# steal sources, each one object.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -63,7 +65,7 @@ put_back() {
 mapfile -t touched < <(git -C "$repo" diff --name-only base HEAD)
 put_back "${touched[@]}"
 # Its objects too: a line below names dtl's objects only if they were built.
-rm -rf "$kout/drivers/perf/dtl"
+rm -rf "$kout/drivers/perf/dtl" "$kout/arch/x86/events/dtl_steal.o"
 
 mk=(make -s -C "$tree" O="$kout" ARCH=x86 CC="ccache gcc")
 prepared=$kout/.prepared-x86_64-kvm_guest
@@ -82,8 +84,11 @@ build_kernel() {
 		"$tree/scripts/config" --file "$kout/.config" \
 			-m PERF_DTL -e KUNIT -m PERF_DTL_KUNIT_TEST
 	fi
+	steal=
+	[ ! -f "$tree/arch/x86/events/dtl_steal.c" ] ||
+		steal=arch/x86/events/dtl_steal.o
 	"${mk[@]}" olddefconfig >/dev/null &&
-	"${mk[@]}" -j"$(nproc)" W=1 C=2 drivers/perf/ >"$log" 2>&1 || return 1
+	"${mk[@]}" -j"$(nproc)" W=1 C=2 drivers/perf/ $steal >"$log" 2>&1 || return 1
 	! grep -qE 'warning:|error:' "$log"
 }
 
@@ -127,7 +132,7 @@ for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
 		if build_kernel; then
 			o=$(cd "$kout/drivers/perf" 2>/dev/null &&
 				ls dtl/dtl_pmu.o dtl/dtl_kunit.o 2>/dev/null | xargs)
-			built+=("drivers/perf/ W=1 C=2${o:+ ($o)}")
+			built+=("drivers/perf/${steal:+ $steal} W=1 C=2${o:+ ($o)}")
 		else
 			failed="make W=1 C=2 drivers/perf/"
 		fi
@@ -148,6 +153,8 @@ for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
 	else
 		what=${built[0]}
 		for b in "${built[@]:1}"; do what="$what; $b"; done
+		! printf '%s\n' "${files[@]}" | grep -q '^arch/arm64/' ||
+			what="$what (its arm64 code: the arm64 in-tree stage)"
 		echo "ok $n bisect $i \"$subject\": $what build"
 	fi
 done

@@ -55,6 +55,23 @@ am() {
 		die "series: $1 does not apply with git am"
 }
 
+# am_with PATCH PATH...: a kept git patch of existing files, and new
+# files of the tree in the same commit.
+am_with() {
+	local patch=$1 p
+	shift
+	am "$patch"
+	for p in $(git -C "$DTL_TOP" ls-files -- "$@"); do
+		mkdir -p "$repo/$(dirname "$p")"
+		cp "$DTL_TOP/$p" "$repo/$p"
+		g add "$p"
+	done
+	for p in "$@"; do
+		[ -e "$repo/$p" ] || die "series: $p is not in the tree"
+	done
+	g commit -q --amend --no-edit
+}
+
 add "uapi: perf_dtl: Add the dispatch trace log record format" \
 "The dtl PMU writes one fixed-size record per context switch into the
 perf AUX buffer, and a LOST record where its per-CPU log lapped a
@@ -66,25 +83,6 @@ The names carry a perf_dtl_/PERF_DTL_ prefix: powerpc already has a
 struct dtl_entry and DTL_* (asm/lppaca.h, asm/dtl.h) for the
 hypervisor's dispatch trace log." \
 	include/uapi/linux/perf_dtl.h
-
-add "x86: dtl: Find the KVM steal time record for a module build" \
-"Built into the kernel, the dtl PMU reads steal time through
-paravirt_steal_clock().  A module cannot: pv_steal_clock is not
-exported.  Give the out-of-tree module build the kernel's own per-CPU
-steal_time, the record the guest registered with MSR_KVM_STEAL_TIME,
-read with the version protocol the kernel itself uses.
-
-Nothing includes this header until the dtl PMU is added." \
-	arch/x86/include/asm/dtl_steal.h
-
-add "arm64: dtl: Find the PV time steal record for a module build" \
-"As on x86, a dtl module cannot call paravirt_steal_clock().  On arm64
-it reads the stolen time record of the PV time interface (SMCCC
-ARM_SMCCC_HV_PV_TIME_ST), after discovering that the hypervisor
-implements it.
-
-Nothing includes this header until the dtl PMU is added." \
-	arch/arm64/include/asm/dtl_steal.h
 
 add "drivers/perf: Add the dtl dispatch trace log PMU" \
 "Add dtl, a software PMU that reports what the scheduler does to tasks,
@@ -100,7 +98,7 @@ dispatches and on any architecture:
   log by the sched_switch probe, and a per-CPU hrtimer drains it into the
   AUX buffers of any number of sessions, a bounded number of records per
   pass, with exact loss accounting (sequence gaps, LOST records,
-  PERF_AUX_FLAG_TRUNCATED);
+  PERF_AUX_FLAG_PARTIAL);
 - a busy file in sysfs that lists, per CPU, who uses the unit and how.
 
 The scheduler hooks are registered only while a dtl event exists and
@@ -108,11 +106,20 @@ for a second after the last one closes, so a loaded but unused driver
 costs nothing and an open/close loop flips no static key.  Trace events
 reveal other tasks and need the rights of tracepoint raw data.
 
+Built into the kernel, dtl reads steal time with paravirt_steal_clock().
+A module cannot, so include/linux/perf/dtl_steal.h lets an architecture
+tell dtl where the hypervisor keeps each vCPU's steal time record
+(HAVE_PERF_DTL_STEAL); dtl reads the record formats it knows itself.
+
 KUnit tests cover the log producer and consumer, the sequence and loss
-arithmetic and the record encoding." \
-	drivers/perf/dtl
+arithmetic, the record encoding and the steal time record formats." \
+	include/linux/perf/dtl_steal.h drivers/perf/dtl
 
 am linux/0001-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
+am_with linux/0003-x86-dtl-Find-the-KVM-steal-time-record-for-the-dtl-P.patch \
+	arch/x86/events/dtl_steal.c
+am_with linux/0004-arm64-dtl-Find-the-PV-time-stolen-time-record-for-th.patch \
+	arch/arm64/perf/dtl_steal.c arch/arm64/perf/Makefile
 
 add "Documentation: perf: Document the dtl PMU and its sysfs ABI" \
 "Describe the dtl PMU for administrators: its events and their units,
@@ -229,8 +236,8 @@ sched = perf sched record):
 
 $bench
 
-Patches 1-3 add the record format and the arch glue for module builds,
-4-5 the driver and its build, 6-7 the documentation and MAINTAINERS,
+Patch 1 adds the record format, 2-3 the driver and its build, 4-5 the
+steal time sources of x86 and arm64, 6-7 the documentation and MAINTAINERS,
 8 a helper that reads counters without a system call, 9 dtl's events
 for Performance Co-Pilot, 10 the selftests, 11-$n the perf tools
 support, its tests and docs.  The series

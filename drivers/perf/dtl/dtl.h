@@ -20,6 +20,7 @@
 #include <linux/sched.h>
 #include <linux/perf_event.h>
 #include <linux/perf_dtl.h>
+#include <linux/perf/dtl_steal.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
@@ -227,34 +228,14 @@ static inline u32 dtl_steal_field(u64 steal_ns, u8 *flags)
 /*
  * Hypervisor steal clocks.  The hypervisor keeps a per-vCPU record of the
  * time the vCPU was runnable but not running; dtl reads the guest's own
- * record (the one the kernel registered) at each context switch.  These
- * mirror the layouts of the records (the arch code checks them against
- * the real ones) so that the parsing can be tested anywhere.
- */
-
-/* x86 KVM: MSR_KVM_STEAL_TIME, struct kvm_steal_time. */
-struct dtl_kvm_steal_time {
-	u64	steal;		/* ns */
-	u32	version;	/* odd while the host updates the record */
-	u32	flags;
-	u8	preempted;
-	u8	pad8[3];
-	u32	pad[11];
-};
-
-/* arm64 SMCCC PV_TIME_ST: struct pvclock_vcpu_stolen_time, little endian. */
-struct dtl_pv_stolen_time {
-	__le32	revision;	/* 0 */
-	__le32	attributes;	/* 0 */
-	__le64	stolen_time;	/* ns */
-	u8	padding[48];
-} __packed;
-
-/*
+ * record (the one the kernel registered), which the architecture's steal
+ * source finds (include/linux/perf/dtl_steal.h), at each context switch.
+ * The parsing is here, so that it can be tested on any architecture.
+ *
  * Read a KVM steal time record: the steal between two reads of an even,
  * unchanged version.  False if the host kept updating it.
  */
-static inline bool dtl_kvm_steal_read(const struct dtl_kvm_steal_time *st,
+static inline bool dtl_kvm_steal_read(const struct dtl_pmu_kvm_steal_time *st,
 				      u64 *ns)
 {
 	int tries;
@@ -280,7 +261,7 @@ static inline bool dtl_kvm_steal_read(const struct dtl_kvm_steal_time *st,
  * Read an arm64 stolen time record (revision 0, updated with single-copy
  * atomic 64-bit stores).  False for a revision dtl does not know.
  */
-static inline bool dtl_pv_stolen_read(const struct dtl_pv_stolen_time *st,
+static inline bool dtl_pv_stolen_read(const struct dtl_pmu_pv_stolen_time *st,
 				      u64 *ns)
 {
 	if (le32_to_cpu(READ_ONCE(st->revision)) != 0)

@@ -67,23 +67,32 @@
  * steal clock (paravirt_steal_clock(): KVM, Xen, Hyper-V, VMware, arm64
  * PV time), which found the hypervisor's records itself and follows CPU
  * hotplug.  A module cannot call it (pv_steal_clock is not exported): the
- * arch glue finds each CPU's record when the CPU comes online, and dtl
- * drops it when the CPU goes offline.  Where there is neither, the
- * kernel's per-CPU steal accounting.
+ * architecture's steal source (include/linux/perf/dtl_steal.h) finds each
+ * CPU's record when the CPU comes online, and dtl drops it when the CPU
+ * goes offline.  Where there is neither, the kernel's per-CPU steal
+ * accounting.
  */
 #if IS_BUILTIN(CONFIG_PERF_DTL) && defined(CONFIG_PARAVIRT)
 #include <asm/paravirt.h>
 #define DTL_PARAVIRT_STEAL	1
-#elif defined(CONFIG_X86) || defined(CONFIG_ARM64)
-#include <asm/dtl_steal.h>
 #endif
 
-#ifndef DTL_ARCH_STEAL_NAME
-#define DTL_ARCH_STEAL_NAME	NULL
-static inline void *dtl_arch_steal_find(void) { return NULL; }
-static inline void dtl_arch_steal_release(void *rec) { }
-static inline bool dtl_arch_steal_read(const void *rec, u64 *ns) { return false; }
-#endif
+/* Set at init, before any CPU can have a record. */
+static const struct dtl_pmu_steal_source *dtl_steal_src __ro_after_init;
+
+/* Read a record that dtl_steal_src found: false if it could not. */
+static inline bool dtl_steal_read(const void *rec, u64 *ns)
+{
+	if (dtl_steal_src->format == DTL_PMU_STEAL_KVM)
+		return dtl_kvm_steal_read(rec, ns);
+	return dtl_pv_stolen_read(rec, ns);
+}
+
+static void dtl_steal_release(void *rec)
+{
+	if (dtl_steal_src->release)
+		dtl_steal_src->release(rec);
+}
 
 static inline bool dtl_paravirt_steal(void)
 {
@@ -144,7 +153,7 @@ static inline u64 dtl_steal_now(struct dtl_cpu *dc)
 		return paravirt_steal_clock(smp_processor_id());
 #endif
 	if (rec) {
-		if (dtl_arch_steal_read(rec, &ns))
+		if (dtl_steal_read(rec, &ns))
 			dc->steal_last = ns;
 		return dc->steal_last;
 	}
@@ -861,7 +870,7 @@ static ssize_t steal_source_show(struct device *dev,
 		if (dtl_paravirt_steal())
 			src = "paravirt";
 		else if (READ_ONCE(dc->steal_rec))
-			src = DTL_ARCH_STEAL_NAME;
+			src = dtl_steal_src->name;
 		len += sysfs_emit_at(buf, len, "cpu%d: %s\n", cpu, src);
 	}
 	return len;
@@ -926,9 +935,7 @@ DEFINE_SHOW_ATTRIBUTE(dtl_switches);
  * dtl_steal_pcpu.
  */
 static enum cpuhp_state dtl_steal_cpuhp;
-#ifdef DTL_ARCH_STEAL_PERCPU
 static struct dtl_steal_pcpu dtl_steal_pcpu;
-#endif
 
 static int dtl_steal_cpu_online(unsigned int cpu)
 {
@@ -937,20 +944,19 @@ static int dtl_steal_cpu_online(unsigned int cpu)
 	void *rec;
 	u64 ns;
 
-	rec = dtl_arch_steal_find();
+	rec = dtl_steal_src->find();
 	if (!rec)
 		return 0;
-#ifdef DTL_ARCH_STEAL_PERCPU
-	if (!dtl_steal_pcpu_ok(&dtl_steal_pcpu, (unsigned long)rec,
+	if (dtl_steal_src->percpu &&
+	    !dtl_steal_pcpu_ok(&dtl_steal_pcpu, (unsigned long)rec,
 			       per_cpu_offset(cpu))) {
 		pr_warn("cpu%u: the steal record is not the kernel's per-CPU one, not used\n",
 			cpu);
-		dtl_arch_steal_release(rec);
+		dtl_steal_release(rec);
 		return 0;
 	}
-#endif
-	if (!dtl_arch_steal_read(rec, &ns)) {
-		dtl_arch_steal_release(rec);
+	if (!dtl_steal_read(rec, &ns)) {
+		dtl_steal_release(rec);
 		return 0;
 	}
 	/* The probe and the counters use these on this CPU, interrupts off. */
@@ -975,7 +981,7 @@ static int dtl_steal_cpu_offline(unsigned int cpu)
 	dc->run_steal_start = dtl_steal_now(dc);
 	local_irq_restore(flags);
 	if (rec)
-		dtl_arch_steal_release(rec);
+		dtl_steal_release(rec);
 	return 0;
 }
 
@@ -984,6 +990,9 @@ static int dtl_steal_init(void)
 	int ret;
 
 	if (dtl_paravirt_steal())
+		return 0;
+	dtl_steal_src = dtl_pmu_arch_steal();
+	if (!dtl_steal_src)
 		return 0;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/dtl:steal",
 				dtl_steal_cpu_online, dtl_steal_cpu_offline);

@@ -362,7 +362,7 @@ static void dtl_test_ctx_cookie(struct kunit *test)
 /* KVM steal time: only an even, unchanged version gives a reading. */
 static void dtl_test_kvm_steal(struct kunit *test)
 {
-	struct dtl_kvm_steal_time st = { .steal = 123456789, .version = 4 };
+	struct dtl_pmu_kvm_steal_time st = { .steal = 123456789, .version = 4 };
 	u64 ns = 0;
 
 	KUNIT_EXPECT_TRUE(test, dtl_kvm_steal_read(&st, &ns));
@@ -385,7 +385,7 @@ static void dtl_test_kvm_steal(struct kunit *test)
 /* arm64 stolen time: revision 0 only, little endian. */
 static void dtl_test_pv_stolen(struct kunit *test)
 {
-	struct dtl_pv_stolen_time st = {
+	struct dtl_pmu_pv_stolen_time st = {
 		.revision = cpu_to_le32(0),
 		.stolen_time = cpu_to_le64(0x0102030405060708ULL),
 	};
