@@ -128,6 +128,21 @@ static inline u64 dtl_wait_ns(u64 queued, u64 now)
 }
 
 /*
+ * The length of a run that ends at @now, for a trace record.  The probe
+ * reads the clock only while its CPU has a log, so a run has a known
+ * start (@run_start, 0 for none) only if it began while the log existed,
+ * since @log_since; a run that began before counts from @log_since, as a
+ * run in progress when dtl starts counts from then.  @log_since is read
+ * on another CPU's clock: a skew gives 0, not a huge length.
+ */
+static inline u64 dtl_ran_ns(u64 now, u64 run_start, u64 log_since)
+{
+	u64 since = max(run_start, log_since);
+
+	return now > since ? now - since : 0;
+}
+
+/*
  * Does a trace event with filter @f keep record @e?  @running is NULL for
  * a CPU-wide event.  A per-task event reads the log in windows, from the
  * dispatch of one of its tasks to the switch-out of one of them (perf
@@ -472,9 +487,13 @@ struct dtl_cpu {
 	u64			ctx_full;
 	/* The run in progress, valid when @gen equals dtl_hook_gen. */
 	unsigned long		gen;
-	struct task_struct	*run_task;	/* compared, never dereferenced */
-	u64			run_wait;
-	u64			run_start;
+	/*
+	 * Dereferenced only on this CPU, where it is current, or next in the
+	 * context switch the probe has seen; else compared only.
+	 */
+	struct task_struct	*run_task;
+	u64			run_delay_start;	/* its sched_info.run_delay */
+	u64			run_start;	/* local_clock(), 0 if not read */
 	u64			run_steal_start;
 	/*
 	 * The hypervisor's steal record of this CPU, if dtl found one: set
@@ -488,6 +507,7 @@ struct dtl_cpu {
 	u64			head;		/* sequence of the next record */
 	u64			base;		/* sequence of the log's first */
 	u64			last_switch;	/* sequence of the last switch */
+	u64			log_since;	/* cpu_clock() at publication */
 	struct perf_dtl_entry	*log_mem;	/* @log while it is published */
 	/*
 	 * The AUX buffer that per-task events last wrote this CPU's records

@@ -161,6 +161,22 @@ static inline u64 dtl_steal_now(struct dtl_cpu *dc)
 }
 
 /*
+ * The run-queue wait of the run in progress on this CPU, without a clock
+ * read: what the scheduler added to its task's sched_info.run_delay
+ * (rq_clock() at dispatch minus at enqueue) when it dispatched it, right
+ * after the sched_switch probe (sched_info_switch() in
+ * prepare_task_switch()), so known from before perf schedules the task's
+ * events in.  The same number as schedstat's.  The idle task has none.
+ * On this CPU, with interrupts off or from its events' callbacks.
+ */
+static inline u64 dtl_run_wait(struct dtl_cpu *dc)
+{
+	u64 delay = READ_ONCE(dc->run_task->sched_info.run_delay);
+
+	return delay > dc->run_delay_start ? delay - dc->run_delay_start : 0;
+}
+
+/*
  * Called from __schedule() with the runqueue lock held and interrupts
  * disabled, before perf schedules out @prev's events and schedules in
  * @next's.
@@ -171,16 +187,25 @@ static void dtl_sched_switch(void *data, bool preempt,
 			     unsigned int prev_state)
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
+	struct perf_dtl_entry *log = READ_ONCE(dc->log);
 	unsigned long gen = READ_ONCE(dtl_hook_gen);
 	u64 steal = dtl_steal_now(dc);
-	u64 now = local_clock();
-	struct perf_dtl_entry *log;
-	u64 wait = dtl_wait_ns(READ_ONCE(next->sched_info.last_queued), now);
+	u64 now = 0, wait = 0;
+
+	/*
+	 * The counters need no clock (dtl_run_wait()); the records do, and
+	 * the wait they carry is until now, as the scheduler's is about to
+	 * be.
+	 */
+	if (log) {
+		now = local_clock();
+		wait = dtl_wait_ns(READ_ONCE(next->sched_info.last_queued), now);
+	}
 
 	dc->switches++;
 	if (likely(dc->gen == gen)) {
 		dc->total[DTL_CNT_DISPATCHES]++;
-		dc->total[DTL_CNT_WAIT_NS] += dc->run_wait;
+		dc->total[DTL_CNT_WAIT_NS] += dtl_run_wait(dc);
 		dc->total[DTL_CNT_STEAL_NS] += dtl_steal_delta(dc->run_steal_start,
 							       steal);
 		/*
@@ -199,13 +224,12 @@ static void dtl_sched_switch(void *data, bool preempt,
 		dc->run_steal_start = steal;
 	}
 
-	log = READ_ONCE(dc->log);
 	if (log)
 		dtl_pmu_trace_log_switch(dc, log, preempt, prev, next,
 					 prev_state, now, wait, steal);
 
 	dc->run_task = next;
-	dc->run_wait = wait;
+	dc->run_delay_start = READ_ONCE(next->sched_info.run_delay);
 	dc->run_start = now;
 	dc->run_steal_start = steal;
 }
@@ -220,7 +244,7 @@ static u64 dtl_run_pending(struct dtl_cpu *dc, int idx)
 	case DTL_CNT_DISPATCHES:
 		return 1;
 	case DTL_CNT_WAIT_NS:
-		return dc->run_wait;
+		return dtl_run_wait(dc);
 	case DTL_CNT_STEAL_NS:
 		return dtl_steal_delta(dc->run_steal_start, dtl_steal_now(dc));
 	default:
@@ -389,7 +413,8 @@ static void dtl_cpu_start_run(void *info)
 
 	dc->gen = READ_ONCE(dtl_hook_gen);
 	dc->run_task = current;
-	dc->run_wait = 0;	/* it began before dtl looked */
+	/* It began before dtl looked: no wait. */
+	dc->run_delay_start = READ_ONCE(current->sched_info.run_delay);
 	dc->run_start = local_clock();
 	dc->run_steal_start = dtl_steal_now(dc);
 }

@@ -92,6 +92,23 @@ static void dtl_test_wait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dtl_wait_ns(1, U64_MAX), U64_MAX - 1);
 }
 
+/*
+ * A record's ran_ns: from the run's start if it began while the CPU had
+ * its log, else from when the log appeared (the probe read no clock).
+ */
+static void dtl_test_ran(struct kunit *test)
+{
+	/* Timed while the log existed. */
+	KUNIT_EXPECT_EQ(test, dtl_ran_ns(9000, 4000, 1000), 5000ULL);
+	/* Began with no log (no clock read): since the log appeared. */
+	KUNIT_EXPECT_EQ(test, dtl_ran_ns(9000, 0, 6000), 3000ULL);
+	/* Timed during an earlier log's life: since this log appeared. */
+	KUNIT_EXPECT_EQ(test, dtl_ran_ns(9000, 2000, 6000), 3000ULL);
+	/* The log's stamp, from another CPU's clock, is a little ahead. */
+	KUNIT_EXPECT_EQ(test, dtl_ran_ns(9000, 0, 9001), 0ULL);
+	KUNIT_EXPECT_EQ(test, dtl_ran_ns(9000, 9000, 1000), 0ULL);
+}
+
 static void dtl_test_trace_attr(struct kunit *test)
 {
 	struct perf_event_attr attr;
@@ -433,6 +450,7 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_bad_config),
 	KUNIT_CASE(dtl_test_unsupported),
 	KUNIT_CASE(dtl_test_wait),
+	KUNIT_CASE(dtl_test_ran),
 	KUNIT_CASE(dtl_test_trace_attr),
 	KUNIT_CASE(dtl_test_filter),
 	KUNIT_CASE(dtl_test_blocked),

@@ -201,7 +201,7 @@ void dtl_pmu_trace_log_switch(struct dtl_cpu *dc, struct perf_dtl_entry *log,
 	u8 flags = 0;
 	u8 kind;
 
-	smp_rmb();	/* the table was published before the log */
+	smp_rmb();	/* the table and log_since were published before the log */
 	tab = READ_ONCE(dtl_block_table);
 
 	if (is_idle_task(prev))
@@ -221,7 +221,7 @@ void dtl_pmu_trace_log_switch(struct dtl_cpu *dc, struct perf_dtl_entry *log,
 	e->next_pid = task_tgid_nr(next);
 	e->next_tid = task_pid_nr(next);
 	e->wait_ns = wait;
-	e->ran_ns = now - dc->run_start;
+	e->ran_ns = dtl_ran_ns(now, dc->run_start, dc->log_since);
 	e->steal_ns = dtl_steal_field(dtl_steal_delta(dc->run_steal_start, steal),
 				      &flags);
 	e->blocked_ns = 0;
@@ -322,7 +322,12 @@ static int dtl_log_alloc(unsigned int cpu)
 	if (!log)
 		return -ENOMEM;
 	dc->log_mem = log;
-	/* The probes read the table after seeing a log: publish it first. */
+	/* Runs that began before are timed from here (dtl_ran_ns()). */
+	dc->log_since = cpu_clock(cpu);
+	/*
+	 * The probes read the table and log_since after seeing a log:
+	 * publish them first.
+	 */
 	smp_wmb();
 	/* No record is written while the log is unpublished: head is still. */
 	dc->base = dc->head;

@@ -84,7 +84,9 @@ enum perf_dtl_kind {
  *		its filter never saw them, so some of them it would have
  *		dropped.  Together with the records the filter dropped, they
  *		make up the gap in the sequence numbers.
- * @ran_ns:	length of prev's run that ended here
+ * @ran_ns:	length of prev's run that ended here; of its part since
+ *		this CPU's log was created if it began before (the first
+ *		record of a CPU after the first trace event opened)
  * @steal_ns:	hypervisor steal time during that run (0 without a steal
  *		clock; saturates, see PERF_DTL_F_STEAL_SATURATED)
  * @kind:	an enum perf_dtl_kind

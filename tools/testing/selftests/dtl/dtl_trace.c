@@ -282,12 +282,12 @@ static int by_seq(const void *a, const void *b)
 /*
  * A CPU-wide event keeps its AUX transaction open across timer passes:
  * perf gets one PERF_RECORD_AUX a poll period (or when the event stops),
- * not one a pass, and still every record.  The ping-pong runs for 15
- * poll periods of 20 ms, in which the timer passes often.
+ * not one a pass, and still every record.  Bursts of ping-pong run for
+ * 15 poll periods of 20 ms, in which the timer passes often.
  */
 TEST(aux_record_per_period)
 {
-	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 100 };
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 50 };
 	const unsigned long long period = 20000000ULL;
 	unsigned long long start, elapsed;
 	unsigned int naux = 0, loops = 0, i;
@@ -298,9 +298,11 @@ TEST(aux_record_per_period)
 				    period, 0, 1024));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	start = dtl_now_ns();
+	/* Bursts, so that the log (4096 records) never laps the reader. */
 	do {
 		ASSERT_EQ(0, pingpong_run(&pp));
 		loops++;
+		usleep(5000);
 	} while (dtl_now_ns() - start < 15 * period);
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
 	elapsed = dtl_now_ns() - start;
@@ -310,7 +312,10 @@ TEST(aux_record_per_period)
 	       n, naux, elapsed / 1000000, period / 1000000);
 	ASSERT_LT(n, MAX_RECORDS);
 	for (i = 0; i < n; i++) {
-		ASSERT_NE(PERF_DTL_KIND_LOST, recs[i].kind);
+		ASSERT_NE(PERF_DTL_KIND_LOST, recs[i].kind)
+			TH_LOG("record %u: lost %llu, lapped %llu", i,
+			       (unsigned long long)recs[i].lost,
+			       (unsigned long long)recs[i].lapped);
 		if (!i)
 			continue;
 		ASSERT_EQ(recs[i - 1].seq + 1, recs[i].seq);
@@ -389,6 +394,78 @@ TEST(two_cpu_events_one_buffer)
 	EXPECT_GE(twice, 6 * pp.rounds);
 	close(fd);
 	dtl_trace_close(&t);
+}
+
+struct spinner {
+	int cpu, stop;
+	pid_t tid;
+};
+
+static void *spinner_main(void *arg)
+{
+	struct spinner *sp = arg;
+
+	dtl_pin_to(sp->cpu);
+	__atomic_store_n(&sp->tid, gettid(), __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&sp->stop, __ATOMIC_RELAXED))
+		;
+	usleep(1000);
+	return NULL;
+}
+
+/*
+ * The probe reads the clock only while its CPU has a log, so a run that
+ * began before the first trace event created the logs has no start: its
+ * record's ran_ns counts from the log's creation.  A thread spins on a
+ * CPU while a counting event keeps the probe registered (no clock read),
+ * then a trace event opens; the spinner's first switch-out record says
+ * it ran at most since the trace event was opened, not since it was
+ * dispatched, nor since boot.
+ */
+TEST(first_record_ran)
+{
+	struct spinner sp = { .cpu = dtl_last_cpu() };
+	unsigned long long t_open, t_end;
+	struct dtl_trace_buf t;
+	int fd, found = 0;
+	pthread_t th;
+	size_t n, i;
+
+	if (sp.cpu < 1)
+		SKIP(return, "one CPU: the spinner would starve the test");
+	dtl_pin_to(0);
+	fd = dtl_open("dispatches", -1, sp.cpu, -1, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, spinner_main, &sp));
+	while (!__atomic_load_n(&sp.tid, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	usleep(300000);
+	t_open = dtl_now_ns();
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, sp.cpu, PERF_DTL_EVENT_TRACE, 0,
+				    1000000, 0, 64));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	usleep(20000);
+	__atomic_store_n(&sp.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	usleep(20000);
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
+	t_end = dtl_now_ns();
+	n = dtl_trace_take(&t, recs, MAX_RECORDS);
+	for (i = 0; i < n && !found; i++) {
+		if (recs[i].kind == PERF_DTL_KIND_LOST ||
+		    recs[i].kind == PERF_DTL_KIND_MIGRATE ||
+		    recs[i].prev_tid != (uint32_t)sp.tid)
+			continue;
+		found = 1;
+		TH_LOG("spinner's first switch-out: ran %llu ns; trace open for %llu ns",
+		       (unsigned long long)recs[i].ran_ns, t_end - t_open);
+		EXPECT_GT(recs[i].ran_ns, 0);
+		EXPECT_LE(recs[i].ran_ns, t_end - t_open + 1000000ULL);
+	}
+	EXPECT_TRUE(found) TH_LOG("%zu records, none of the spinner (tid %d)",
+				  n, sp.tid);
+	dtl_trace_close(&t);
+	close(fd);
 }
 
 /*
