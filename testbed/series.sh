@@ -197,7 +197,7 @@ missing=$(cd "$DTL_TOP" && git ls-files -- drivers include arch tools Documentat
 
 # The cover letter: what dtl is, the numbers of make bench from the README.
 n=$(g rev-list --count base..HEAD)
-bench=$(sed -n '/^# P1\/P2\/P5\/P6/,/^P6:/p' "$DTL_TOP/README.md")
+bench=$(sed -n '/^# P1\/P2\/P5\/P6/,/^P6:/{p;/^P6:/q}' "$DTL_TOP/README.md")
 rm -rf "$outdir"
 mkdir -p "$outdir"
 g format-patch -q --cover-letter --subject-prefix="PATCH" -o "$outdir" base..HEAD
@@ -232,7 +232,8 @@ event id come after vpa-dtl's.
 Measured with make bench of the dtl tree (QEMU TCG, guest time with
 -icount shift=3, perf bench sched pipe on CPU 0 while recording all
 CPUs; none = not recording, tracepoints = sched_switch + sched_wakeup,
-sched = perf sched record):
+sched = perf sched record, trace-cmd = trace-cmd 3.1 recording the same
+tracepoints, floor = a module whose sched_switch probe does nothing):
 
 $bench
 
