@@ -29,10 +29,10 @@ g() { git -C "$repo" -c user.name="$name" -c user.email="$mail" \
 
 dtl_series_base "$repo" "$from"
 
-# add SUBJECT BODY PATH...: a commit of new files, copied from the tree.
-add() {
-	local subject=$1 body=$2 p
-	shift 2
+# stage PATH...: copy the tree's files under PATH into the repository
+# and stage them.
+stage() {
+	local p
 	for p in $(git -C "$DTL_TOP" ls-files -- "$@"); do
 		mkdir -p "$repo/$(dirname "$p")"
 		cp "$DTL_TOP/$p" "$repo/$p"
@@ -41,6 +41,13 @@ add() {
 	for p in "$@"; do
 		[ -e "$repo/$p" ] || die "series: $p is not in the tree"
 	done
+}
+
+# add SUBJECT BODY PATH...: a commit of new files, copied from the tree.
+add() {
+	local subject=$1 body=$2
+	shift 2
+	stage "$@"
 	printf '%s\n\n%s\n\nSigned-off-by: %s\n' "$subject" "$body" "$from" |
 		g commit -q -F -
 }
@@ -58,17 +65,9 @@ am() {
 # am_with PATCH PATH...: a kept git patch of existing files, and new
 # files of the tree in the same commit.
 am_with() {
-	local patch=$1 p
+	am "$1"
 	shift
-	am "$patch"
-	for p in $(git -C "$DTL_TOP" ls-files -- "$@"); do
-		mkdir -p "$repo/$(dirname "$p")"
-		cp "$DTL_TOP/$p" "$repo/$p"
-		g add "$p"
-	done
-	for p in "$@"; do
-		[ -e "$repo/$p" ] || die "series: $p is not in the tree"
-	done
+	stage "$@"
 	g commit -q --amend --no-edit
 }
 
