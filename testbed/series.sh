@@ -72,11 +72,13 @@ am_with() {
 }
 
 add "uapi: perf_dtl: Add the dispatch trace log record format" \
-"The dtl PMU writes one fixed-size record per context switch into the
-perf AUX buffer, and a LOST record where its per-CPU log lapped a
-reader.  Define the format once for the kernel and for perf: the record
-layout (64 bytes, native byte order; the PMU's identifier names the
-format version), the record kinds and flags, and the PMU's config bits.
+"The dtl PMU writes one record per context switch into the perf AUX
+buffer, and a LOST record where its per-CPU log lapped a reader.  Define
+the formats once for the kernel and for perf: the 64-byte record that a
+decoder fills, written as is in format 1; the compact format 2, the
+default, where a record that follows on from the one before takes 32
+bytes (native byte order; the PMU's identifier names the newest
+format); the record kinds and flags, and the PMU's config bits.
 
 The names carry a perf_dtl_/PERF_DTL_ prefix: powerpc already has a
 struct dtl_entry and DTL_* (asm/lppaca.h, asm/dtl.h) for the

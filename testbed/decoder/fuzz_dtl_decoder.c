@@ -2,7 +2,8 @@
 /*
  * libFuzzer target for perf's dtl record decoder: any bytes, as the AUX
  * data of a CPU's stream (the first byte picks the CPU, or a per-task
- * stream), must decode without a crash or a sanitizer report.
+ * stream, and the record format), must decode without a crash or a
+ * sanitizer report.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,10 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	/*
-	 * The first byte: the stream's CPU (0xff: any), the CPUs known and
-	 * the byte order.
+	 * The first byte: the stream's CPU (0xff: any), the CPUs known, the
+	 * byte order and the format.
 	 */
-	dtl_decoder_init(&d, data[0] == 0xff ? -1 : data[0] % 4);
+	dtl_decoder_init(&d, data[0] == 0xff ? -1 : data[0] % 4,
+			 data[0] & 0x80 ? PERF_DTL_FORMAT_COMPACT :
+					  PERF_DTL_FORMAT_ENTRY);
 	d.nr_cpus = (data[0] >> 2) % 8;
 	d.swap = data[0] & 0x40;
 	data++;

@@ -28,6 +28,14 @@ for kind in range(6):
         recs += struct.pack('<QQIIIIQQQIBBH', 1000 * (i + 1), 7 + i, 10, 10, 11, 11,
                             500, 1000, 2000, 0, kind, 0, 0)
     open(f"{sys.argv[1]}/seed{kind}", 'wb').write(b'\0' + recs)
+# The compact format (first byte 0x80): a long record, short ones, a PAD.
+for kind in range(5):
+    recs = struct.pack('<BBHIQQIIIIQQQ', 0x40 | kind, 0, 0, 0, 1000, 7, 10, 10, 11, 11,
+                       500, 1000, 2000)
+    for i in range(3):
+        recs += struct.pack('<BBHIIIIIII', 0x80 | kind, 0, 0, 100, 11, 11, 500, 1000, 2000, 0)
+    recs += b'\xc0' + b'\0' * 31
+    open(f"{sys.argv[1]}/compact{kind}", 'wb').write(b'\x80' + recs)
 PY
 "$out/fuzz_dtl_decoder" -max_total_time="$secs" -max_len=4096 -print_final_stats=1 \
 	"$out/corpus" >"$out/fuzz.log" 2>&1 || { tail -40 "$out/fuzz.log"; die "the decoder fuzzer found a failure"; }

@@ -38,12 +38,13 @@ enum dtl_counter {
 
 #define DTL_ALL_KINDS		(BIT(PERF_DTL_KIND_MAX) - 1)
 
-/* What a trace event keeps of the logs: its filter. */
+/* What a trace event keeps of the logs (its filter), and in what format. */
 struct dtl_filter {
 	u32	kinds;		/* BIT(PERF_DTL_KIND_*) */
 	u64	min_wait_ns;	/* switch records: wait_ns at least this */
 	bool	no_kthreads;	/* exclude_kernel: a user task must be in it */
 	bool	no_user;	/* exclude_user: a kernel thread must be in it */
+	bool	full;		/* PERF_DTL_FORMAT_ENTRY, else _COMPACT */
 };
 
 /*
@@ -65,7 +66,8 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 
 	if (id == PERF_DTL_EVENT_TRACE) {
 		if (attr->config & ~(PERF_DTL_CONFIG_EVENT_MASK |
-				     PERF_DTL_CONFIG_KINDS_MASK))
+				     PERF_DTL_CONFIG_KINDS_MASK |
+				     PERF_DTL_CONFIG_FULL))
 			return -EINVAL;
 		if ((attr->config1 & ~PERF_DTL_CONFIG1_MIN_WAIT_US) ||
 		    attr->config2 || (kinds & ~(u64)DTL_ALL_KINDS))
@@ -90,6 +92,7 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 		filter->min_wait_ns = attr->config1 * NSEC_PER_USEC;
 		filter->no_kthreads = attr->exclude_kernel;
 		filter->no_user = attr->exclude_user;
+		filter->full = attr->config & PERF_DTL_CONFIG_FULL;
 		*period_ns = attr->sample_period ? : PERF_DTL_POLL_DEFAULT_NS;
 		return DTL_IDX_TRACE;
 	}
@@ -194,6 +197,109 @@ static inline u64 dtl_log_resume(u64 cursor, u64 head, u64 nr_entries,
 	}
 	*overrun = 0;
 	return cursor;
+}
+
+/*
+ * The compact format (PERF_DTL_FORMAT_COMPACT).  A trace event encodes the
+ * records it delivers one AUX transaction at a time, as the decoder will
+ * read them: a short record says only what does not follow from the
+ * record before it in the buffer.  @valid: that record exists and is not
+ * a LOST record; @have_next: a switch record of the transaction after its
+ * last LOST record exists, the last one gave @next_pid and @next_tid.
+ */
+struct dtl_compact {
+	bool	valid;
+	bool	have_next;
+	u16	cpu;
+	u32	next_pid;
+	u32	next_tid;
+	u64	seq;
+	u64	time;
+};
+
+static inline bool dtl_compact_follows(const struct dtl_compact *s,
+				       const struct perf_dtl_entry *e)
+{
+	if (!s->valid || e->kind == PERF_DTL_KIND_LOST || e->cpu != s->cpu ||
+	    e->seq != s->seq + 1 || e->time < s->time ||
+	    e->time - s->time > U32_MAX)
+		return false;
+	if (e->kind == PERF_DTL_KIND_MIGRATE)
+		return true;
+	return s->have_next && e->prev_pid == s->next_pid &&
+	       e->prev_tid == s->next_tid && e->wait_ns <= U32_MAX &&
+	       e->blocked_ns <= U32_MAX && e->ran_ns <= U32_MAX;
+}
+
+/*
+ * Encode @e, the next record of a transaction whose state is @s, into
+ * @out (PERF_DTL_ENTRY_SIZE bytes): short if it follows on from the record
+ * before and @long_only is false, else long.  Returns its size.  Once it
+ * is written, dtl_compact_next() accounts for it in @s.
+ */
+static inline unsigned int dtl_compact_encode(const struct dtl_compact *s,
+					      const struct perf_dtl_entry *e,
+					      bool long_only, void *out)
+{
+	struct perf_dtl_short *r = out;
+	struct perf_dtl_long *l = out;
+
+	if (!long_only && dtl_compact_follows(s, e)) {
+		r->rec = PERF_DTL_REC_SHORT | e->kind;
+		r->flags = e->flags;
+		r->reserved = 0;
+		r->time_delta = e->time - s->time;
+		if (e->kind == PERF_DTL_KIND_MIGRATE) {
+			r->prev_pid = e->prev_pid;
+			r->prev_tid = e->prev_tid;
+			r->from_cpu = e->from_cpu;
+			r->to_cpu = e->to_cpu;
+			r->zero[0] = 0;
+			r->zero[1] = 0;
+		} else {
+			r->next_pid = e->next_pid;
+			r->next_tid = e->next_tid;
+			r->wait_ns = e->wait_ns;
+			r->blocked_ns = e->blocked_ns;
+			r->ran_ns = e->ran_ns;
+			r->steal_ns = e->steal_ns;
+		}
+		return PERF_DTL_SLOT_SIZE;
+	}
+	l->rec = PERF_DTL_REC_LONG | e->kind;
+	l->flags = e->flags;
+	l->cpu = e->cpu;
+	l->steal_ns = e->steal_ns;
+	l->time = e->time;
+	l->seq = e->seq;
+	l->prev_pid = e->prev_pid;
+	l->prev_tid = e->prev_tid;
+	l->next_pid = e->next_pid;	/* from_cpu, for MIGRATE */
+	l->next_tid = e->next_tid;	/* to_cpu */
+	l->wait_ns = e->wait_ns;	/* lost, for LOST */
+	l->blocked_ns = e->blocked_ns;	/* lapped */
+	l->ran_ns = e->ran_ns;
+	return PERF_DTL_ENTRY_SIZE;
+}
+
+/* @e, encoded by dtl_compact_encode(), is in the buffer. */
+static inline void dtl_compact_next(struct dtl_compact *s,
+				    const struct perf_dtl_entry *e)
+{
+	if (e->kind == PERF_DTL_KIND_LOST) {
+		s->valid = false;
+		s->have_next = false;
+		return;
+	}
+	s->valid = true;
+	s->cpu = e->cpu;
+	s->seq = e->seq;
+	s->time = e->time;
+	if (e->kind != PERF_DTL_KIND_MIGRATE) {
+		s->have_next = true;
+		s->next_pid = e->next_pid;
+		s->next_tid = e->next_tid;
+	}
 }
 
 /*

@@ -104,7 +104,7 @@ static inline bool dtl_paravirt_steal(void)
 }
 
 #define DTL_PMU_NAME		"dtl"
-#define DTL_IDENTIFIER		"dtl-1"
+#define DTL_IDENTIFIER		"dtl-" __stringify(PERF_DTL_FORMAT_VERSION)
 
 DEFINE_PER_CPU(struct dtl_cpu, dtl_pmu_cpus);
 
@@ -710,11 +710,13 @@ static const struct attribute_group dtl_events_group = {
 
 PMU_FORMAT_ATTR(event, "config:0-7");
 PMU_FORMAT_ATTR(kinds, "config:8-15");
+PMU_FORMAT_ATTR(full, "config:16");
 PMU_FORMAT_ATTR(min_wait_us, "config1:0-31");
 
 static struct attribute *dtl_format_attrs[] = {
 	&format_attr_event.attr,
 	&format_attr_kinds.attr,
+	&format_attr_full.attr,
 	&format_attr_min_wait_us.attr,
 	NULL
 };

@@ -120,6 +120,14 @@ static void dtl_test_trace_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f.kinds, (u32)DTL_ALL_KINDS);
 	KUNIT_EXPECT_EQ(test, period, PERF_DTL_POLL_DEFAULT_NS);
 	KUNIT_EXPECT_EQ(test, f.min_wait_ns, 0ULL);
+	KUNIT_EXPECT_FALSE(test, f.full);
+
+	/* dtl/all,full/: records of the 64-byte format */
+	dtl_attr(&attr, PERF_DTL_EVENT_TRACE | PERF_DTL_CONFIG_FULL);
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), DTL_IDX_TRACE);
+	KUNIT_EXPECT_TRUE(test, f.full);
+	dtl_attr(&attr, PERF_DTL_EVENT_DISPATCHES | PERF_DTL_CONFIG_FULL);
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
 
 	/* dtl/block,min_wait_us=200/, polled every millisecond */
 	dtl_attr(&attr, PERF_DTL_EVENT_TRACE |
@@ -140,7 +148,7 @@ static void dtl_test_trace_attr(struct kunit *test)
 	attr.sample_period = 0;
 	attr.freq = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
-	dtl_attr(&attr, PERF_DTL_EVENT_TRACE | BIT_ULL(16));
+	dtl_attr(&attr, PERF_DTL_EVENT_TRACE | BIT_ULL(17));
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
 	dtl_attr(&attr, PERF_DTL_EVENT_TRACE | (0x80ULL << PERF_DTL_CONFIG_KINDS_SHIFT));
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
@@ -341,6 +349,162 @@ static void dtl_test_entry_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_entry, wait_ns),
 			offsetof(struct perf_dtl_entry, lost));
 	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_entry, cpu), (size_t)62);
+	KUNIT_EXPECT_EQ(test, sizeof(struct perf_dtl_long), (size_t)PERF_DTL_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, sizeof(struct perf_dtl_short), (size_t)PERF_DTL_SLOT_SIZE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_long, time), (size_t)8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_long, ran_ns), (size_t)56);
+	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_short, next_pid),
+			offsetof(struct perf_dtl_short, prev_pid));
+	KUNIT_EXPECT_EQ(test, offsetof(struct perf_dtl_short, steal_ns), (size_t)28);
+}
+
+/* A switch record of @cpu, number @seq at @time, from task @prev to @next. */
+static void dtl_switch_init(struct perf_dtl_entry *e, u16 cpu, u64 seq,
+			    u64 time, u32 prev, u32 next)
+{
+	dtl_entry_init(e, PERF_DTL_KIND_PREEMPT, prev, next, 0, 1000);
+	e->prev_pid = prev;
+	e->next_pid = next;
+	e->cpu = cpu;
+	e->seq = seq;
+	e->time = time;
+	e->ran_ns = 5000;
+	e->steal_ns = 7;
+}
+
+/* Encode @e after @s, check its size, and account for it. */
+static unsigned int dtl_enc(struct kunit *test, struct dtl_compact *s,
+			    const struct perf_dtl_entry *e, bool long_only,
+			    void *out, unsigned int want)
+{
+	unsigned int len = dtl_compact_encode(s, e, long_only, out);
+
+	KUNIT_EXPECT_EQ(test, len, want);
+	dtl_compact_next(s, e);
+	return len;
+}
+
+/*
+ * The compact format: a record that follows on from the one before is
+ * short and carries what does not follow; anything else is long.
+ */
+static void dtl_test_compact(struct kunit *test)
+{
+	struct dtl_compact s = {};
+	struct perf_dtl_long l;
+	struct perf_dtl_short r;
+	struct perf_dtl_entry e;
+
+	/* A transaction's first record is long and has every field. */
+	dtl_switch_init(&e, 3, 100, 1000000, 10, 20);
+	e.blocked_ns = 6000000000ULL;
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, l.rec, PERF_DTL_REC_LONG | PERF_DTL_KIND_PREEMPT);
+	KUNIT_EXPECT_EQ(test, l.cpu, 3);
+	KUNIT_EXPECT_EQ(test, l.seq, 100ULL);
+	KUNIT_EXPECT_EQ(test, l.time, 1000000ULL);
+	KUNIT_EXPECT_EQ(test, l.prev_tid, 10U);
+	KUNIT_EXPECT_EQ(test, l.next_tid, 20U);
+	KUNIT_EXPECT_EQ(test, l.wait_ns, 1000ULL);
+	KUNIT_EXPECT_EQ(test, l.blocked_ns, 6000000000ULL);
+	KUNIT_EXPECT_EQ(test, l.ran_ns, 5000ULL);
+	KUNIT_EXPECT_EQ(test, l.steal_ns, 7U);
+
+	/* The next switch, from the task dispatched: short. */
+	dtl_switch_init(&e, 3, 101, 1002500, 20, 30);
+	e.flags = PERF_DTL_F_NEXT_KTHREAD;
+	e.kind = PERF_DTL_KIND_BLOCK;
+	e.blocked_ns = 42;
+	dtl_enc(test, &s, &e, false, &r, PERF_DTL_SLOT_SIZE);
+	KUNIT_EXPECT_EQ(test, r.rec, PERF_DTL_REC_SHORT | PERF_DTL_KIND_BLOCK);
+	KUNIT_EXPECT_EQ(test, r.flags, PERF_DTL_F_NEXT_KTHREAD);
+	KUNIT_EXPECT_EQ(test, r.reserved, 0);
+	KUNIT_EXPECT_EQ(test, r.time_delta, 2500U);
+	KUNIT_EXPECT_EQ(test, r.next_pid, 30U);
+	KUNIT_EXPECT_EQ(test, r.next_tid, 30U);
+	KUNIT_EXPECT_EQ(test, r.wait_ns, 1000U);
+	KUNIT_EXPECT_EQ(test, r.blocked_ns, 42U);
+	KUNIT_EXPECT_EQ(test, r.ran_ns, 5000U);
+	KUNIT_EXPECT_EQ(test, r.steal_ns, 7U);
+
+	/* A migration: short, and the next switch still follows on. */
+	memset(&e, 0, sizeof(e));
+	e.kind = PERF_DTL_KIND_MIGRATE;
+	e.cpu = 3;
+	e.seq = 102;
+	e.time = 1002600;
+	e.prev_pid = 40;
+	e.prev_tid = 41;
+	e.from_cpu = 3;
+	e.to_cpu = 1;
+	dtl_enc(test, &s, &e, false, &r, PERF_DTL_SLOT_SIZE);
+	KUNIT_EXPECT_EQ(test, r.rec, PERF_DTL_REC_SHORT | PERF_DTL_KIND_MIGRATE);
+	KUNIT_EXPECT_EQ(test, r.time_delta, 100U);
+	KUNIT_EXPECT_EQ(test, r.prev_pid, 40U);
+	KUNIT_EXPECT_EQ(test, r.prev_tid, 41U);
+	KUNIT_EXPECT_EQ(test, r.from_cpu, 3U);
+	KUNIT_EXPECT_EQ(test, r.to_cpu, 1U);
+	KUNIT_EXPECT_EQ(test, r.zero[0] | r.zero[1], 0U);
+	dtl_switch_init(&e, 3, 103, 1002700, 30, 50);
+	dtl_enc(test, &s, &e, false, &r, PERF_DTL_SLOT_SIZE);
+
+	/* What does not follow on is long: a gap, another CPU, another task. */
+	dtl_switch_init(&e, 3, 105, 1002800, 50, 60);
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, l.seq, 105ULL);
+	dtl_switch_init(&e, 2, 106, 1002900, 60, 70);
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	dtl_switch_init(&e, 2, 107, 1003000, 61, 70);
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, l.prev_tid, 61U);
+
+	/* Values of 32 bits fit; more do not, nor does time going back. */
+	dtl_switch_init(&e, 2, 108, 1003000ULL + U32_MAX, 70, 80);
+	e.wait_ns = U32_MAX;
+	dtl_enc(test, &s, &e, false, &r, PERF_DTL_SLOT_SIZE);
+	KUNIT_EXPECT_EQ(test, r.time_delta, U32_MAX);
+	KUNIT_EXPECT_EQ(test, r.wait_ns, U32_MAX);
+	dtl_switch_init(&e, 2, 109, 1003000ULL + U32_MAX, 80, 90);
+	e.ran_ns = BIT_ULL(32);
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, l.ran_ns, BIT_ULL(32));
+	dtl_switch_init(&e, 2, 110, 1003000ULL + U32_MAX, 90, 91);
+	e.wait_ns = BIT_ULL(32);
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	dtl_switch_init(&e, 2, 111, 1003000ULL + U32_MAX, 91, 92);
+	e.blocked_ns = BIT_ULL(32);
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	dtl_switch_init(&e, 2, 112, 1003000ULL + U32_MAX * 2ULL + 1, 92, 93);
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	dtl_switch_init(&e, 2, 113, 1003000, 93, 94);
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	/* Snapshot mode: long only. */
+	dtl_switch_init(&e, 2, 114, 1003001, 94, 95);
+	dtl_enc(test, &s, &e, true, &l, PERF_DTL_ENTRY_SIZE);
+
+	/* A LOST record is long, and the record after it too. */
+	memset(&e, 0, sizeof(e));
+	e.kind = PERF_DTL_KIND_LOST;
+	e.cpu = 2;
+	e.seq = 115;
+	e.time = 1003002;
+	e.lost = 3;
+	e.lapped = 4;
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, l.rec, PERF_DTL_REC_LONG | PERF_DTL_KIND_LOST);
+	KUNIT_EXPECT_EQ(test, l.lost, 3ULL);
+	KUNIT_EXPECT_EQ(test, l.lapped, 4ULL);
+	dtl_switch_init(&e, 2, 116, 1003003, 95, 96);
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	/* After it a migration follows on, a switch does not: no prev yet. */
+	memset(&s, 0, sizeof(s));
+	dtl_switch_init(&e, 2, 117, 1003004, 96, 97);
+	e.kind = PERF_DTL_KIND_MIGRATE;
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
+	e.seq = 118;
+	dtl_enc(test, &s, &e, false, &r, PERF_DTL_SLOT_SIZE);
+	dtl_switch_init(&e, 2, 119, 1003005, 96, 97);
+	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
 }
 
 /* Equivalent contexts (a root and its clones at one generation) match. */
@@ -459,6 +623,7 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_drain_interval),
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
+	KUNIT_CASE(dtl_test_compact),
 	KUNIT_CASE(dtl_test_ctx_cookie),
 	KUNIT_CASE(dtl_test_kvm_steal),
 	KUNIT_CASE(dtl_test_pv_stolen),

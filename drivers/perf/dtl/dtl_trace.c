@@ -65,6 +65,8 @@ MODULE_PARM_DESC(log_entries,
 		 "records in each CPU's dispatch log, a power of 2 in [64, 1048576] (default 4096)");
 
 static_assert(sizeof(struct perf_dtl_entry) == PERF_DTL_ENTRY_SIZE);
+static_assert(sizeof(struct perf_dtl_long) == PERF_DTL_ENTRY_SIZE);
+static_assert(sizeof(struct perf_dtl_short) == PERF_DTL_SLOT_SIZE);
 
 #define DTL_LOG_MIN		64
 #define DTL_LOG_MAX		BIT(20)
@@ -104,6 +106,21 @@ struct dtl_trace {
 	struct dtl_aux		*held_aux;
 	unsigned long		held_used;
 	u64			held_since;
+	/* The compact format: the open transaction's state. */
+	struct dtl_compact	enc;
+};
+
+/* A record as it goes into a reader's AUX buffer. */
+struct dtl_out {
+	const struct perf_dtl_entry *view;	/* as the reader sees it */
+	const void		*data;		/* in the reader's format */
+	unsigned int		len;
+	bool			pad;		/* after a PAD slot */
+	struct perf_dtl_entry	ns_e;
+	union {
+		struct perf_dtl_long	l;
+		struct perf_dtl_short	s;
+	} rec;
 };
 
 /*
@@ -440,46 +457,88 @@ static u32 dtl_pid_in_ns(u32 nr, struct pid_namespace *ns)
 	return ret;
 }
 
-static void dtl_aux_put(struct dtl_trace *t, struct dtl_aux *aux,
-			unsigned long off, const struct perf_dtl_entry *e)
+/*
+ * Prepare record @e for @t's AUX buffer at offset @off, into @o.  Returns
+ * the bytes it takes there: in the compact format a long record that
+ * would straddle the end of the buffer comes after a PAD slot.
+ */
+static unsigned int dtl_aux_prepare(struct dtl_trace *t,
+				    const struct dtl_aux *aux,
+				    unsigned long off,
+				    const struct perf_dtl_entry *e,
+				    struct dtl_out *o)
 {
-	struct perf_dtl_entry ns_e;
-
+	o->view = e;
 	/*
 	 * The log names tasks in the initial namespace.  A reader in
 	 * another gets them as it sees them, and 0 for a task it cannot
 	 * see, whose identity and times it does not get either.
 	 */
 	if (t->ns != &init_pid_ns && e->kind != PERF_DTL_KIND_LOST) {
-		ns_e = *e;
-		ns_e.prev_pid = dtl_pid_in_ns(e->prev_pid, t->ns);
-		ns_e.prev_tid = dtl_pid_in_ns(e->prev_tid, t->ns);
-		if (!ns_e.prev_tid) {
-			ns_e.prev_pid = 0;
+		struct perf_dtl_entry *ns_e = &o->ns_e;
+
+		*ns_e = *e;
+		ns_e->prev_pid = dtl_pid_in_ns(e->prev_pid, t->ns);
+		ns_e->prev_tid = dtl_pid_in_ns(e->prev_tid, t->ns);
+		if (!ns_e->prev_tid) {
+			ns_e->prev_pid = 0;
 			if (e->kind != PERF_DTL_KIND_MIGRATE) {
-				ns_e.ran_ns = 0;
-				ns_e.steal_ns = 0;
+				ns_e->ran_ns = 0;
+				ns_e->steal_ns = 0;
 			}
 		}
 		if (e->kind != PERF_DTL_KIND_MIGRATE) {
-			ns_e.next_pid = dtl_pid_in_ns(e->next_pid, t->ns);
-			ns_e.next_tid = dtl_pid_in_ns(e->next_tid, t->ns);
-			if (!ns_e.next_tid) {
-				ns_e.next_pid = 0;
-				ns_e.wait_ns = 0;
-				ns_e.blocked_ns = 0;
+			ns_e->next_pid = dtl_pid_in_ns(e->next_pid, t->ns);
+			ns_e->next_tid = dtl_pid_in_ns(e->next_tid, t->ns);
+			if (!ns_e->next_tid) {
+				ns_e->next_pid = 0;
+				ns_e->wait_ns = 0;
+				ns_e->blocked_ns = 0;
 			}
 		}
-		e = &ns_e;
+		o->view = ns_e;
 	}
-	memcpy(aux->base + (off & (aux->size - 1)), e, sizeof(*e));
-	t->last_time = max(t->last_time, e->time);
+	o->pad = false;
+	if (t->filter.full) {
+		o->data = o->view;
+		o->len = PERF_DTL_ENTRY_SIZE;
+		return o->len;
+	}
+	/* Snapshots start anywhere in the buffer: all records are long. */
+	o->data = &o->rec;
+	o->len = dtl_compact_encode(&t->enc, o->view, aux->overwrite, &o->rec);
+	if (o->len > PERF_DTL_SLOT_SIZE &&
+	    !((off + PERF_DTL_SLOT_SIZE) & (aux->size - 1))) {
+		o->pad = true;
+		return o->len + PERF_DTL_SLOT_SIZE;
+	}
+	return o->len;
+}
+
+/* Write @o, prepared for offset @off, to @t's AUX buffer. */
+static void dtl_aux_put(struct dtl_trace *t, struct dtl_aux *aux,
+			unsigned long off, const struct dtl_out *o)
+{
+	unsigned long mask = aux->size - 1;
+
+	if (o->pad) {
+		u8 *slot = aux->base + (off & mask);
+
+		memset(slot, 0, PERF_DTL_SLOT_SIZE);
+		slot[0] = PERF_DTL_REC_PAD;
+		off += PERF_DTL_SLOT_SIZE;
+	}
+	memcpy(aux->base + (off & mask), o->data, o->len);
+	if (!t->filter.full)
+		dtl_compact_next(&t->enc, o->view);
+	t->last_time = max(t->last_time, o->view->time);
 }
 
 /*
  * Report the records @t lost, all with numbers before @seq, in a LOST
- * record at offset @off of its AUX buffer: those its filter kept and the
- * AUX buffer had no room for, and those the log overwrote unread.
+ * record at offset @off of its AUX buffer, if it fits in @room bytes:
+ * those its filter kept and the AUX buffer had no room for, and those the
+ * log overwrote unread.  Returns the bytes it took, 0 if it did not fit.
  *
  * The LOST record has the time of the record just before @seq, the last
  * of the range it reports, if the log still has it, else that of record
@@ -488,8 +547,8 @@ static void dtl_aux_put(struct dtl_trace *t, struct dtl_aux *aux,
  * the event has delivered: a task event's buffer has records of the CPUs
  * its task ran on before.
  */
-static void dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
-			 unsigned long off, u64 seq)
+static unsigned int dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
+				 unsigned long off, u64 seq, unsigned long room)
 {
 	const struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	u64 mask = dtl_pmu_log_entries - 1;
@@ -501,6 +560,8 @@ static void dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 		.kind	= PERF_DTL_KIND_LOST,
 		.cpu	= smp_processor_id(),
 	};
+	struct dtl_out o;
+	unsigned int len;
 
 	if (seq > dc->base && seq <= dc->head &&
 	    dc->head - (seq - 1) <= dtl_pmu_log_entries)
@@ -509,9 +570,13 @@ static void dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 		 dc->head - seq <= dtl_pmu_log_entries)
 		lost.time = dc->log[seq & mask].time;
 	lost.time = max(lost.time, t->last_time);
-	dtl_aux_put(t, aux, off, &lost);
+	len = dtl_aux_prepare(t, aux, off, &lost, &o);
+	if (len > room)
+		return 0;
+	dtl_aux_put(t, aux, off, &o);
 	t->lost = 0;
 	t->lapped = 0;
+	return len;
 }
 
 static inline bool dtl_trace_per_task(const struct dtl_trace *t)
@@ -599,6 +664,8 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	u64 head = dc->head, seq, first, overrun;
 	u32 *running = dtl_trace_per_task(t) ? &t->running : NULL;
 	unsigned long room, reserve, used = 0, base = 0;
+	struct dtl_out o;
+	unsigned int len;
 	struct dtl_aux *aux;
 	bool gap = false;
 
@@ -621,6 +688,8 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		dtl_trace_end_shared(dc, t);
 		aux = perf_aux_output_begin(h, t->event);
 		t->held_since = local_clock();
+		/* A transaction's first record is long. */
+		memset(&t->enc, 0, sizeof(t->enc));
 	}
 	if (!aux) {
 		/* No buffer, or it is going away: what we have is lost. */
@@ -651,16 +720,17 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 
 	/*
 	 * In snapshot mode the buffer is overwritten: always room.  Otherwise
-	 * one record's room is kept for a LOST record, so that a loss in this
-	 * drain is reported in it, even by the last drain before a stop.
+	 * a LOST record's room (and a PAD slot's) is kept, so that a loss in
+	 * this drain is reported in it, even by the last drain before a stop.
 	 */
 	room = aux->overwrite ? ULONG_MAX : h->size - base;
-	reserve = aux->overwrite ? 0 : PERF_DTL_ENTRY_SIZE;
+	reserve = aux->overwrite ? 0 : PERF_DTL_ENTRY_SIZE +
+		  (t->filter.full ? 0 : PERF_DTL_SLOT_SIZE);
 
-	if ((t->lost || t->lapped) && room >= PERF_DTL_ENTRY_SIZE) {
-		dtl_put_lost(t, aux, h->head + base, seq);
-		used += PERF_DTL_ENTRY_SIZE;
-		gap = true;
+	if (t->lost || t->lapped) {
+		len = dtl_put_lost(t, aux, h->head + base, seq, room);
+		used += len;
+		gap = len;
 	}
 
 	for (; seq < head && dtl_budget_take(b); seq++) {
@@ -668,13 +738,14 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 
 		if (!dtl_filter_match(&t->filter, e, running))
 			continue;
-		if (room - used < sizeof(*e) + reserve) {
+		len = dtl_aux_prepare(t, aux, h->head + base + used, e, &o);
+		if (room - used < len + reserve) {
 			t->lost++;
 			gap = true;
 			continue;
 		}
-		dtl_aux_put(t, aux, h->head + base + used, e);
-		used += sizeof(*e);
+		dtl_aux_put(t, aux, h->head + base + used, &o);
+		used += len;
 		if (running) {
 			dc->aux_rb = h->rb;
 			dc->aux_gen = atomic_long_read(&dtl_aux_gen);
@@ -683,10 +754,9 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	}
 
 	t->cursor = seq;
-	if ((t->lost || t->lapped) && room - used >= PERF_DTL_ENTRY_SIZE) {
-		dtl_put_lost(t, aux, h->head + base + used, seq);
-		used += PERF_DTL_ENTRY_SIZE;
-	}
+	if (t->lost || t->lapped)
+		used += dtl_put_lost(t, aux, h->head + base + used, seq,
+				     room - used);
 	used += base;
 
 	/*

@@ -2,11 +2,15 @@
 /*
  * Dispatch Trace Log: decoding of its AUX records.
  *
- * The kernel writes whole PERF_DTL_ENTRY_SIZE-byte records (struct perf_dtl_entry,
- * include/uapi/linux/perf_dtl.h) into the AUX buffer.  A record that does
- * not make sense -- an unknown kind, a CPU other than its stream's or
- * beyond the recording machine's, time going backwards on a CPU -- is
- * reported and skipped, never trusted.  Unknown flags are only counted.
+ * The kernel writes whole records into the AUX buffer, in one of the
+ * formats of include/uapi/linux/perf_dtl.h: 64-byte struct perf_dtl_entry
+ * records (format 1), or the compact format 2, whose short records say
+ * only what does not follow from the record before them; both decode into
+ * a struct perf_dtl_entry.  A record that does not make sense -- an
+ * unknown kind or form, a CPU other than its stream's or beyond the
+ * recording machine's, time going backwards on a CPU, a short record with
+ * no record before it to follow from -- is reported and skipped, never
+ * trusted.  Unknown flags are only counted.
  * In snapshot mode successive snapshots may overlap: a CPU's records carry
  * increasing sequence numbers, so the ones seen already are dropped.
  */
@@ -34,20 +38,53 @@ const char *dtl_kind_name(unsigned int kind)
 	return kind < PERF_DTL_KIND_MAX ? dtl_kind_names[kind] : "unknown";
 }
 
-void dtl_decoder_init(struct dtl_decoder *d, int cpu)
+bool dtl_format_known(unsigned long long format)
+{
+	return format == PERF_DTL_FORMAT_ENTRY ||
+	       format == PERF_DTL_FORMAT_COMPACT;
+}
+
+void dtl_decoder_init(struct dtl_decoder *d, int cpu, unsigned int format)
 {
 	memset(d, 0, sizeof(*d));
 	d->cpu = cpu;
+	d->format = format;
+	d->cur_size = PERF_DTL_ENTRY_SIZE;
 }
 
+/*
+ * Skip the record of d->cur_size bytes at @at.  A compact record after it
+ * cannot follow on from it: the stream resumes at the next long record.
+ */
 static int dtl_corrupt(struct dtl_decoder *d, size_t *pos, size_t at,
 		       const char *why, unsigned long long val)
 {
 	snprintf(d->err, sizeof(d->err), "corrupt record at offset %zu: %s %llu",
 		 at, why, val);
 	d->corrupt++;
-	*pos = at + PERF_DTL_ENTRY_SIZE;
+	d->c_valid = false;
+	d->c_have_next = false;
+	*pos = at + d->cur_size;
 	return -1;
+}
+
+/* The compact format: @e was read; the next short record follows it. */
+static void dtl_compact_note(struct dtl_decoder *d, const struct perf_dtl_entry *e)
+{
+	if (e->kind == PERF_DTL_KIND_LOST) {
+		d->c_valid = false;
+		d->c_have_next = false;
+		return;
+	}
+	d->c_valid = true;
+	d->c_cpu = e->cpu;
+	d->c_seq = e->seq;
+	d->c_time = e->time;
+	if (e->kind != PERF_DTL_KIND_MIGRATE) {
+		d->c_have_next = true;
+		d->c_next_pid = e->next_pid;
+		d->c_next_tid = e->next_tid;
+	}
 }
 
 /*
@@ -70,18 +107,161 @@ static void dtl_entry_swap(struct perf_dtl_entry *e)
 	e->cpu = bswap_16(e->cpu);
 }
 
+static void dtl_long_swap(struct perf_dtl_long *l)
+{
+	l->cpu = bswap_16(l->cpu);
+	l->steal_ns = bswap_32(l->steal_ns);
+	l->time = bswap_64(l->time);
+	l->seq = bswap_64(l->seq);
+	l->prev_pid = bswap_32(l->prev_pid);
+	l->prev_tid = bswap_32(l->prev_tid);
+	l->next_pid = bswap_32(l->next_pid);
+	l->next_tid = bswap_32(l->next_tid);
+	l->wait_ns = bswap_64(l->wait_ns);
+	l->blocked_ns = bswap_64(l->blocked_ns);
+	l->ran_ns = bswap_64(l->ran_ns);
+}
+
+/* Both variants of the short record are 32-bit words after the delta. */
+static void dtl_short_swap(struct perf_dtl_short *r)
+{
+	r->reserved = bswap_16(r->reserved);
+	r->time_delta = bswap_32(r->time_delta);
+	r->next_pid = bswap_32(r->next_pid);
+	r->next_tid = bswap_32(r->next_tid);
+	r->wait_ns = bswap_32(r->wait_ns);
+	r->blocked_ns = bswap_32(r->blocked_ns);
+	r->ran_ns = bswap_32(r->ran_ns);
+	r->steal_ns = bswap_32(r->steal_ns);
+}
+
+static void dtl_from_long(const struct perf_dtl_long *l, struct perf_dtl_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->time = l->time;
+	e->seq = l->seq;
+	e->prev_pid = l->prev_pid;
+	e->prev_tid = l->prev_tid;
+	e->next_pid = l->next_pid;
+	e->next_tid = l->next_tid;
+	e->wait_ns = l->wait_ns;
+	e->blocked_ns = l->blocked_ns;
+	e->ran_ns = l->ran_ns;
+	e->steal_ns = l->steal_ns;
+	e->kind = l->rec & PERF_DTL_REC_KIND_MASK;
+	e->flags = l->flags;
+	e->cpu = l->cpu;
+}
+
+/* A short record: what follows from the record before, and its fields. */
+static int dtl_from_short(struct dtl_decoder *d, const struct perf_dtl_short *r,
+			  struct perf_dtl_entry *e, size_t *pos, size_t at)
+{
+	unsigned int kind = r->rec & PERF_DTL_REC_KIND_MASK;
+
+	if (!d->c_valid)
+		return dtl_corrupt(d, pos, at,
+				   "a short record with no record to follow on from, kind", kind);
+	if (kind >= PERF_DTL_KIND_LOST)
+		return dtl_corrupt(d, pos, at, "a short record of kind", kind);
+	if (r->reserved)
+		return dtl_corrupt(d, pos, at, "a short record with reserved bits",
+				   r->reserved);
+	memset(e, 0, sizeof(*e));
+	e->time = d->c_time + r->time_delta;
+	e->seq = d->c_seq + 1;
+	e->cpu = d->c_cpu;
+	e->kind = kind;
+	e->flags = r->flags;
+	if (kind == PERF_DTL_KIND_MIGRATE) {
+		if (r->zero[0] || r->zero[1])
+			return dtl_corrupt(d, pos, at, "a short migration with bits set in zero[]",
+					   r->zero[0] | r->zero[1]);
+		e->prev_pid = r->prev_pid;
+		e->prev_tid = r->prev_tid;
+		e->from_cpu = r->from_cpu;
+		e->to_cpu = r->to_cpu;
+		return 1;
+	}
+	if (!d->c_have_next)
+		return dtl_corrupt(d, pos, at,
+				   "a short switch record with no switch before it, kind", kind);
+	e->prev_pid = d->c_next_pid;
+	e->prev_tid = d->c_next_tid;
+	e->next_pid = r->next_pid;
+	e->next_tid = r->next_tid;
+	e->wait_ns = r->wait_ns;
+	e->blocked_ns = r->blocked_ns;
+	e->ran_ns = r->ran_ns;
+	e->steal_ns = r->steal_ns;
+	return 1;
+}
+
+/*
+ * The compact format's record at *@pos, skipping PAD slots: 1, 0 or -1
+ * as dtl_decoder_next().  d->cur_size gets its size.
+ */
+static int dtl_read_compact(struct dtl_decoder *d, const unsigned char *buf,
+			    size_t len, size_t *pos, struct perf_dtl_entry *e)
+{
+	while (1) {
+		size_t at = *pos;
+		union {
+			struct perf_dtl_long	l;
+			struct perf_dtl_short	s;
+		} r;
+		unsigned int form;
+
+		if (at > len || len - at < PERF_DTL_SLOT_SIZE)
+			return 0;
+		d->cur_size = PERF_DTL_SLOT_SIZE;
+		form = buf[at] & PERF_DTL_REC_FORM_MASK;
+		if (!form || (buf[at] & ~(PERF_DTL_REC_FORM_MASK | PERF_DTL_REC_KIND_MASK)))
+			return dtl_corrupt(d, pos, at, "unknown record form", buf[at]);
+		if (form == PERF_DTL_REC_PAD) {
+			d->pads++;
+			*pos = at + PERF_DTL_SLOT_SIZE;
+			continue;
+		}
+		if (form == PERF_DTL_REC_SHORT) {
+			memcpy(&r.s, buf + at, sizeof(r.s));
+			if (d->swap)
+				dtl_short_swap(&r.s);
+			return dtl_from_short(d, &r.s, e, pos, at);
+		}
+		d->cur_size = PERF_DTL_ENTRY_SIZE;
+		if (len - at < PERF_DTL_ENTRY_SIZE)
+			return 0;
+		memcpy(&r.l, buf + at, sizeof(r.l));
+		if (d->swap)
+			dtl_long_swap(&r.l);
+		dtl_from_long(&r.l, e);
+		return 1;
+	}
+}
+
 int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
 		     size_t *pos, struct perf_dtl_entry *e)
 {
 	unsigned int max_cpu = d->nr_cpus ? d->nr_cpus - 1 : DTL_MAX_CPU;
 	unsigned int unknown;
-	size_t at = *pos;
+	size_t at;
+	int ret;
 
-	if (at > len || len - at < PERF_DTL_ENTRY_SIZE)
-		return 0;
-	memcpy(e, (const char *)buf + at, sizeof(*e));
-	if (d->swap)
-		dtl_entry_swap(e);
+	if (d->format == PERF_DTL_FORMAT_COMPACT) {
+		ret = dtl_read_compact(d, buf, len, pos, e);
+		if (ret <= 0)
+			return ret;
+		at = *pos;
+	} else {
+		at = *pos;
+		d->cur_size = PERF_DTL_ENTRY_SIZE;
+		if (at > len || len - at < PERF_DTL_ENTRY_SIZE)
+			return 0;
+		memcpy(e, (const char *)buf + at, sizeof(*e));
+		if (d->swap)
+			dtl_entry_swap(e);
+	}
 
 	if (e->kind >= PERF_DTL_KIND_MAX)
 		return dtl_corrupt(d, pos, at, "unknown kind", e->kind);
@@ -101,7 +281,8 @@ int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
 	if (e->kind != PERF_DTL_KIND_LOST && d->cpu >= 0 && d->have_seq &&
 	    e->seq <= d->last_seq) {
 		d->dups++;
-		*pos = at + PERF_DTL_ENTRY_SIZE;
+		dtl_compact_note(d, e);
+		*pos = at + d->cur_size;
 		return -2;
 	}
 	/*
@@ -118,9 +299,11 @@ int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
 void dtl_decoder_consume(struct dtl_decoder *d, const struct perf_dtl_entry *e,
 			 size_t *pos)
 {
-	*pos += PERF_DTL_ENTRY_SIZE;
+	*pos += d->cur_size;
+	d->shorts += d->cur_size == PERF_DTL_SLOT_SIZE;
 	d->unknown_flags += !!d->cur_unknown_flags;
 	d->cur_unknown_flags = 0;
+	dtl_compact_note(d, e);
 	if (e->kind == PERF_DTL_KIND_LOST) {
 		d->lost += e->lost + e->lapped;
 		return;

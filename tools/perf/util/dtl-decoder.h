@@ -13,6 +13,7 @@
 /* Decoding state of one stream of records (one CPU's, or one task's). */
 struct dtl_decoder {
 	int			cpu;		/* the stream's CPU, or -1 */
+	unsigned int		format;		/* PERF_DTL_FORMAT_* */
 	unsigned int		nr_cpus;	/* CPUs of the recording machine, 0: not known */
 	bool			swap;		/* recorded with the other byte order */
 	unsigned long long	last_time;	/* of the last switch record */
@@ -24,17 +25,35 @@ struct dtl_decoder {
 	unsigned long long	corrupt;	/* skipped */
 	unsigned long long	unknown_flags;	/* records with flags of a newer kernel */
 	unsigned int		cur_unknown_flags; /* ... in the record just read */
+	unsigned int		cur_size;	/* bytes of the record just read */
+	/*
+	 * The compact format: what the record before said (see struct
+	 * perf_dtl_short), and how many records of each form were read.
+	 */
+	bool			c_valid;
+	bool			c_have_next;
+	unsigned int		c_cpu;
+	unsigned int		c_next_pid;
+	unsigned int		c_next_tid;
+	unsigned long long	c_seq;
+	unsigned long long	c_time;
+	unsigned long long	shorts;
+	unsigned long long	pads;
 	char			err[128];	/* why the last one was skipped */
 };
 
-void dtl_decoder_init(struct dtl_decoder *d, int cpu);
+/* Is @format one that dtl_decoder_next() decodes? */
+bool dtl_format_known(unsigned long long format);
+
+void dtl_decoder_init(struct dtl_decoder *d, int cpu, unsigned int format);
 
 /*
- * The record at *@pos of @buf (@len bytes) into @e.  Returns 1 for a
- * record (the caller moves on with dtl_decoder_consume()), 0 when no whole
- * record is left, -1 for a corrupt record, which is skipped (*@pos moves
- * past it) and described in d->err, -2 for a record of a CPU's stream
- * already seen (snapshots overlap), skipped too.  Flags this decoder does
+ * The record at *@pos of @buf (@len bytes) into @e, whichever format
+ * d->format is.  Returns 1 for a record (the caller moves on with
+ * dtl_decoder_consume()), 0 when no whole record is left, -1 for a
+ * corrupt record, which is skipped (*@pos moves past it) and described in
+ * d->err, -2 for a record of a CPU's stream already seen (snapshots
+ * overlap), skipped too.  PAD slots are skipped.  Flags this decoder does
  * not know are cleared and counted in d->unknown_flags: a newer kernel may
  * add flags, and the record is still good.
  */

@@ -52,6 +52,7 @@ struct dtl {
 	u64			sample_id;
 	u64			sample_type;	/* of the synthesized event */
 	unsigned int		nr_cpus;	/* of the recording machine, 0: not known */
+	unsigned int		format;		/* of its records: PERF_DTL_FORMAT_* */
 	bool			synth;		/* deliver samples */
 	bool			inject;		/* ... as whole events (perf inject) */
 	u64			aux_partial;	/* dtl's AUX records flagged PARTIAL */
@@ -136,13 +137,13 @@ static void dtl_dump(struct dtl *dtl, const unsigned char *buf, size_t len)
 	size_t pos = 0;
 	int ret;
 
-	dtl_decoder_init(&dec, -1);
+	dtl_decoder_init(&dec, -1, dtl->format);
 	dec.nr_cpus = dtl->nr_cpus;
 	dec.swap = dtl->session->header.needs_swap;
 	printf(".\n");
 	color_fprintf(stdout, color,
-		      ". ... DTL data: size %zu bytes, %zu records\n", len,
-		      len / PERF_DTL_ENTRY_SIZE);
+		      ". ... DTL data: size %zu bytes, format %u\n", len,
+		      dtl->format);
 	while ((ret = dtl_decoder_next(&dec, buf, len, &pos, &e))) {
 		if (ret == -1)
 			color_fprintf(stdout, PERF_COLOR_RED, ". ... %s\n",
@@ -169,7 +170,7 @@ static struct dtl_queue *dtl_alloc_queue(struct dtl *dtl, unsigned int nr)
 	if (dq) {
 		dq->dtl = dtl;
 		dq->queue_nr = nr;
-		dtl_decoder_init(&dq->dec, -1);
+		dtl_decoder_init(&dq->dec, -1, dtl->format);
 		dq->dec.nr_cpus = dtl->nr_cpus;
 		dq->dec.swap = dtl->session->header.needs_swap;
 	}
@@ -214,8 +215,9 @@ static bool dtl_queue_peek(struct dtl_queue *dq, struct perf_dtl_entry *e)
 		if (ret < 0)
 			continue;
 		if (dq->pos != dq->buffer->size && !dq->trailing++)
-			pr_warning("dtl: cpu %d: AUX data of %zu bytes is not a whole number of %d-byte records\n",
-				   dq->dec.cpu, dq->buffer->size, PERF_DTL_ENTRY_SIZE);
+			pr_warning("dtl: cpu %d: AUX data of %zu bytes ends in %zu bytes that are not a whole record\n",
+				   dq->dec.cpu, dq->buffer->size,
+				   dq->buffer->size - dq->pos);
 		auxtrace_buffer__drop_data(dq->buffer);
 		dq->consumed = true;
 	}
@@ -370,7 +372,7 @@ static int dtl_setup_queues(struct dtl *dtl)
 			dq = dtl_alloc_queue(dtl, i);
 			if (!dq)
 				return -ENOMEM;
-			dtl_decoder_init(&dq->dec, queue->cpu);
+			dtl_decoder_init(&dq->dec, queue->cpu, dtl->format);
 			dq->dec.nr_cpus = dtl->nr_cpus;
 			dq->dec.swap = dtl->session->header.needs_swap;
 			queue->priv = dq;
@@ -631,9 +633,10 @@ int dtl_process_auxtrace_info(union perf_event *event,
 
 	if (info->header.size < sizeof(*info) + DTL_AUXTRACE_PRIV_SIZE)
 		return -EINVAL;
-	if (info->priv[DTL_FORMAT] != PERF_DTL_FORMAT_VERSION) {
-		pr_err("dtl: record format %llu is not supported (perf decodes %d)\n",
-		       (unsigned long long)info->priv[DTL_FORMAT], PERF_DTL_FORMAT_VERSION);
+	if (!dtl_format_known(info->priv[DTL_FORMAT])) {
+		pr_err("dtl: record format %llu is not supported (perf decodes %d and %d)\n",
+		       (unsigned long long)info->priv[DTL_FORMAT],
+		       PERF_DTL_FORMAT_ENTRY, PERF_DTL_FORMAT_COMPACT);
 		return -EINVAL;
 	}
 
@@ -648,6 +651,7 @@ int dtl_process_auxtrace_info(union perf_event *event,
 	dtl->session = session;
 	dtl->machine = &session->machines.host;
 	dtl->pmu_type = info->priv[DTL_PMU_TYPE];
+	dtl->format = info->priv[DTL_FORMAT];
 	dtl->inject = session->itrace_synth_opts &&
 		      session->itrace_synth_opts->inject;
 	/* Records of CPUs beyond these are not trusted (0: no header). */
@@ -693,6 +697,7 @@ err_free:
 struct dtl_recording {
 	struct auxtrace_record	itr;
 	struct perf_pmu		*pmu;
+	unsigned int		format;		/* the trace event's */
 };
 
 static size_t dtl_info_priv_size(struct auxtrace_record *itr __maybe_unused,
@@ -712,7 +717,7 @@ static int dtl_info_fill(struct auxtrace_record *itr,
 		return -EINVAL;
 	info->type = PERF_AUXTRACE_DTL;
 	info->priv[DTL_PMU_TYPE] = dr->pmu->type;
-	info->priv[DTL_FORMAT] = PERF_DTL_FORMAT_VERSION;
+	info->priv[DTL_FORMAT] = dr->format;
 	return 0;
 }
 
@@ -770,6 +775,15 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 		evsel->core.attr.freq = 0;
 		if (opts->user_interval == ULLONG_MAX)
 			evsel->core.attr.sample_period = PERF_DTL_POLL_DEFAULT_NS;
+		/*
+		 * dtl/full/ asks for the 64-byte records of format 1, which
+		 * a kernel whose default format is newer than this perf's
+		 * still writes: ask for them there too.
+		 */
+		if (dr->format > PERF_DTL_FORMAT_VERSION)
+			evsel->core.attr.config |= PERF_DTL_CONFIG_FULL;
+		if (evsel->core.attr.config & PERF_DTL_CONFIG_FULL)
+			dr->format = PERF_DTL_FORMAT_ENTRY;
 		evsel->needs_auxtrace_mmap = true;
 		evsel__set_sample_bit(evsel, TIME);
 		evsel__set_sample_bit(evsel, CPU);
@@ -784,8 +798,15 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 	if (dtl_evsel)
 		evlist__to_front(evlist, dtl_evsel);
 
+	/*
+	 * perf cuts what it reads of an overwritten buffer to whole records:
+	 * in snapshot mode, and in format 1, those are all of 64 bytes.
+	 */
+	if (dr->format == PERF_DTL_FORMAT_ENTRY || opts->auxtrace_snapshot_mode)
+		itr->alignment = PERF_DTL_ENTRY_SIZE;
+
 	if (opts->full_auxtrace && !opts->auxtrace_mmap_pages) {
-		/* 1 MiB: 16384 records, about a second of switches. */
+		/* 1 MiB: 32768 compact records. */
 		opts->auxtrace_mmap_pages = (1024 * 1024) / page_size;
 	}
 
@@ -904,6 +925,13 @@ struct auxtrace_record *dtl_recording_init(struct evlist *evlist, int *err)
 		return NULL;
 	}
 	dr->pmu = pmu;
+	/*
+	 * The newest format the kernel writes, from its "dtl-<format>"
+	 * identifier: a kernel that wrote only format 1 says "dtl-1".
+	 */
+	if (perf_pmu__scan_file(pmu, "identifier", "dtl-%u", &dr->format) != 1 ||
+	    dr->format < PERF_DTL_FORMAT_ENTRY)
+		dr->format = PERF_DTL_FORMAT_ENTRY;
 	dr->itr.recording_options = dtl_recording_options;
 	dr->itr.info_priv_size = dtl_info_priv_size;
 	dr->itr.info_fill = dtl_info_fill;
@@ -914,6 +942,6 @@ struct auxtrace_record *dtl_recording_init(struct evlist *evlist, int *err)
 	dr->itr.snapshot_finish = dtl_snapshot_finish;
 	dr->itr.find_snapshot = dtl_find_snapshot;
 	dr->itr.read_finish = auxtrace_record__read_finish;
-	dr->itr.alignment = PERF_DTL_ENTRY_SIZE;
+	dr->itr.alignment = PERF_DTL_SLOT_SIZE;
 	return &dr->itr;
 }

@@ -1,12 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * Dispatch Trace Log PMU: the record format of its AUX data.
+ * Dispatch Trace Log PMU: the record formats of its AUX data.
  *
- * A dtl trace event fills its AUX buffer with struct perf_dtl_entry records,
- * PERF_DTL_ENTRY_SIZE bytes each, in the CPU's native byte order (a decoder of
- * a recording made with the other byte order swaps each field).  The buffer
- * never holds a partial record.  The PMU's sysfs "identifier" names the
- * format version: "dtl-<PERF_DTL_FORMAT_VERSION>".
+ * A dtl trace event fills its AUX buffer with records of one of two
+ * formats, in the CPU's native byte order (a decoder of a recording made
+ * with the other byte order swaps each field).  The buffer never holds a
+ * partial record, and no record straddles its end.
+ *
+ * PERF_DTL_FORMAT_ENTRY (1), with attr.config's PERF_DTL_CONFIG_FULL:
+ * struct perf_dtl_entry records, PERF_DTL_ENTRY_SIZE bytes each.
+ *
+ * PERF_DTL_FORMAT_COMPACT (2), the default: records of one or two
+ * PERF_DTL_SLOT_SIZE-byte slots, each naming its form in its first byte.
+ * A struct perf_dtl_long record has every field of a struct
+ * perf_dtl_entry and starts the stream; a struct perf_dtl_short record
+ * has only what does not follow from the record before it.  Every AUX
+ * transaction (every PERF_RECORD_AUX) begins with a long record, so a
+ * decoder can start at any; in snapshot mode (an overwritten buffer) all
+ * records are long.  A PERF_DTL_REC_PAD slot, where a long record would
+ * straddle the end of the buffer, is skipped.
+ *
+ * The PMU's sysfs "identifier" names the newest format it writes:
+ * "dtl-<PERF_DTL_FORMAT_VERSION>".
  *
  * This header is shared by the kernel and perf (tools/include/uapi has a
  * copy that must stay identical).
@@ -16,8 +31,11 @@
 
 #include <linux/types.h>
 
-#define PERF_DTL_FORMAT_VERSION	1
+#define PERF_DTL_FORMAT_ENTRY		1
+#define PERF_DTL_FORMAT_COMPACT	2
+#define PERF_DTL_FORMAT_VERSION	PERF_DTL_FORMAT_COMPACT
 #define PERF_DTL_ENTRY_SIZE		64
+#define PERF_DTL_SLOT_SIZE		32
 
 /**
  * enum perf_dtl_kind - why the outgoing task left the CPU, or what else a
@@ -124,15 +142,113 @@ struct perf_dtl_entry {
 };
 
 /*
+ * Format 2: the first byte of each record (and of a PAD slot) is its form
+ * with, for a record, its enum perf_dtl_kind.
+ */
+#define PERF_DTL_REC_FORM_MASK	0xc0
+#define PERF_DTL_REC_LONG		0x40	/* struct perf_dtl_long, 2 slots */
+#define PERF_DTL_REC_SHORT		0x80	/* struct perf_dtl_short, 1 slot */
+#define PERF_DTL_REC_PAD		0xc0	/* 1 slot, nothing in it */
+#define PERF_DTL_REC_KIND_MASK	0x0f	/* bits 4-5 are 0 */
+
+/**
+ * struct perf_dtl_long - a record of format 2 with every field
+ *
+ * The fields of struct perf_dtl_entry, ordered so that the form comes
+ * first.  The kernel writes one where a record does not follow on from
+ * the one before it in the buffer: at the start of an AUX transaction,
+ * after a gap in the CPU's sequence numbers, on another CPU, when a field
+ * does not fit a short record, and for every LOST record.
+ *
+ * @rec:	PERF_DTL_REC_LONG | the record's kind
+ * @flags:	PERF_DTL_F_* flags
+ * @cpu:	as in struct perf_dtl_entry, and so are all others
+ */
+struct perf_dtl_long {
+	__u8	rec;
+	__u8	flags;
+	__u16	cpu;
+	__u32	steal_ns;
+	__u64	time;
+	__u64	seq;
+	__u32	prev_pid;
+	__u32	prev_tid;
+	union {
+		struct {
+			__u32	next_pid;
+			__u32	next_tid;
+		};
+		struct {
+			__u32	from_cpu;
+			__u32	to_cpu;
+		};
+	};
+	union {
+		__u64	wait_ns;
+		__u64	lost;
+	};
+	union {
+		__u64	blocked_ns;
+		__u64	lapped;
+	};
+	__u64	ran_ns;
+};
+
+/**
+ * struct perf_dtl_short - a record of format 2 that follows on from the
+ *	record before it
+ *
+ * A switch or MIGRATE record of the same CPU as the record before it in
+ * the buffer, which is not a LOST record, with the next sequence number.
+ * Its time is that record's plus @time_delta.  A switch's prev_pid and
+ * prev_tid are the next_pid and next_tid of the last switch record before
+ * it in the buffer, which is after the last LOST record (the kernel writes
+ * a long record where there is none).  The other fields are those of
+ * struct perf_dtl_entry; the kernel writes a short record only when they
+ * fit in 32 bits.
+ *
+ * @rec:	PERF_DTL_REC_SHORT | the record's kind, not LOST
+ * @flags:	PERF_DTL_F_* flags
+ * @reserved:	0
+ * @time_delta:	ns since the record before
+ */
+struct perf_dtl_short {
+	__u8	rec;
+	__u8	flags;
+	__u16	reserved;
+	__u32	time_delta;
+	union {
+		struct {	/* a switch */
+			__u32	next_pid;
+			__u32	next_tid;
+			__u32	wait_ns;
+			__u32	blocked_ns;
+			__u32	ran_ns;
+			__u32	steal_ns;
+		};
+		struct {	/* MIGRATE */
+			__u32	prev_pid;
+			__u32	prev_tid;
+			__u32	from_cpu;
+			__u32	to_cpu;
+			__u32	zero[2];
+		};
+	};
+};
+
+/*
  * attr.config of a dtl event: config:0-7 selects the event, 0 being the
  * trace event; for it config:8-15 is a mask of (1 << PERF_DTL_KIND_*) to log (0:
- * all kinds) and config1:0-31 a minimum wait in microseconds (only
- * dispatches that waited at least that long are logged).  attr.sample_period
+ * all kinds), config:16 (PERF_DTL_CONFIG_FULL) asks for records of
+ * PERF_DTL_FORMAT_ENTRY rather than PERF_DTL_FORMAT_COMPACT, and
+ * config1:0-31 is a minimum wait in microseconds (only dispatches that
+ * waited at least that long are logged).  attr.sample_period
  * of a trace event is the poll interval in ns (0: the default).
  */
 #define PERF_DTL_CONFIG_EVENT_MASK	0xffULL
 #define PERF_DTL_CONFIG_KINDS_SHIFT	8
 #define PERF_DTL_CONFIG_KINDS_MASK	(0xffULL << PERF_DTL_CONFIG_KINDS_SHIFT)
+#define PERF_DTL_CONFIG_FULL		(1ULL << 16)
 #define PERF_DTL_CONFIG1_MIN_WAIT_US	0xffffffffULL
 
 #define PERF_DTL_EVENT_TRACE		0x00

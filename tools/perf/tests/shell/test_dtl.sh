@@ -167,6 +167,34 @@ fi
 perf report -D -i "$tmp/data" 2>/dev/null | grep -q '\. \.\.\. DTL data: size' ||
 	fail "perf report -D shows no DTL data"
 
+# 2b. The two record formats: compact by default (format 2: 32 bytes for a
+# record that follows on from the one before, 64 for others), 64 bytes
+# each with dtl/all,full/ (format 1).  The recording says which; both
+# decode every switch of the same load.
+for fmt in all all,full; do
+	perf record -q -o "$tmp/fmt" -m ,64 -e "dtl/$fmt/" -C 0 -- \
+		taskset -c 0 perf bench sched pipe -l 2000 >/dev/null 2>"$tmp/fmt.err" ||
+		fail "perf record -e dtl/$fmt/: $(cat "$tmp/fmt.err")"
+	nrec=$(perf script -i "$tmp/fmt" -F event,synth 2>"$tmp/fmt.err" | grep -c 'dtl: ')
+	perf report -D -i "$tmp/fmt" >"$tmp/fmt.dump" 2>/dev/null
+	format=$(sed -n 's/^ *Format *//p' "$tmp/fmt.dump" | head -1)
+	bytes=$(sed -n 's/.*DTL data: size \([0-9]*\) bytes.*/\1/p' "$tmp/fmt.dump" |
+		awk '{s += $1} END {print s + 0}')
+	echo "dtl/$fmt/: format $format, $nrec records in $bytes bytes of AUX data"
+	[ "$nrec" -ge 4000 ] || fail "dtl/$fmt/: $nrec records decoded for 4000 switches"
+	grep -q 'corrupt\|not a whole' "$tmp/fmt.err" &&
+		fail "dtl/$fmt/: $(head -3 "$tmp/fmt.err")"
+	if [ "$fmt" = all ]; then
+		[ "$format" = 2 ] || fail "dtl/all/ recorded format $format, not 2"
+		[ $((bytes)) -le $((nrec * 40)) ] ||
+			fail "compact: $bytes bytes for $nrec records, over 40 a record"
+	else
+		[ "$format" = 1 ] || fail "dtl/all,full/ recorded format $format, not 1"
+		[ $((bytes)) -eq $((nrec * 64)) ] ||
+			fail "full: $bytes bytes for $nrec records, not 64 a record"
+	fi
+done
+
 # 3. Pipe mode.
 perf record -q -o - -e dtl/all/ -a -- sh "$tmp/workload" 2>/dev/null |
 	perf script -i - -F event,synth >"$tmp/pipe" 2>/dev/null
@@ -174,7 +202,7 @@ npipe=$(grep -c 'dtl: ' "$tmp/pipe")
 echo "pipe mode: $npipe dtl records"
 [ "$npipe" -ge 20 ] || fail "pipe mode decoded $npipe records"
 
-# 4. Loss: a 2-page AUX buffer (127 records) that perf does not read --
+# 4. Loss: a 2-page AUX buffer (255 compact records) that perf does not read --
 # the workload stops perf record (its parent) for the time of 4000 context
 # switches on CPU 0 -- loses records; perf shows LOST records and counts
 # them per CPU.  (dtl polls sooner than the period when the log fills

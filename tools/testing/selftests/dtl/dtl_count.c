@@ -71,9 +71,10 @@ TEST(sysfs_layout)
 		{ DTL_SYSFS "/events/steal_ns.unit", "ns" },
 		{ DTL_SYSFS "/format/event", "config:0-7" },
 		{ DTL_SYSFS "/format/kinds", "config:8-15" },
+		{ DTL_SYSFS "/format/full", "config:16" },
 		{ DTL_SYSFS "/format/min_wait_us", "config1:0-31" },
 		{ DTL_SYSFS "/events/all", "event=0x00,kinds=0x00" },
-		{ DTL_SYSFS "/identifier", "dtl-1" },
+		{ DTL_SYSFS "/identifier", "dtl-2" },
 	};
 	unsigned int i;
 

@@ -135,6 +135,18 @@ FIXTURE_VARIANT_ADD(bad, trace_unknown_kinds)
 	.config = 0x8000, .cpu = -1,
 };
 
+FIXTURE_VARIANT_ADD(bad, trace_config_bit17)
+{
+	.what = "trace config bit 17, above the format bit", .err = EINVAL,
+	.config = 1ULL << 17, .cpu = -1,
+};
+
+FIXTURE_VARIANT_ADD(bad, full_on_counter)
+{
+	.what = "the record format bit on a counting event", .err = EINVAL,
+	.config = 0x10001, .cpu = -1,
+};
+
 FIXTURE_VARIANT_ADD(bad, trace_config1_high)
 {
 	.what = "trace config1 above the 32-bit min_wait_us", .err = EINVAL,

@@ -207,10 +207,11 @@ static int ns_child(void)
 {
 	struct perf_event_mmap_page *pc;
 	struct perf_event_attr attr;
+	struct dtl_stream st = { 0 };
 	struct perf_dtl_entry e;
 	uint64_t head, off;
 	size_t rb = 2 * 4096, aux_size = 64 * 4096;
-	int fd, i, mine = 0, hidden = 0, bad = 0;
+	int fd, i, len, got, n = 0, mine = 0, hidden = 0, bad = 0;
 	char *aux;
 
 	if (getpid() != 1)
@@ -238,8 +239,17 @@ static int ns_child(void)
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		return 15;
 	head = __atomic_load_n(&pc->aux_head, __ATOMIC_ACQUIRE);
-	for (off = 0; off < head && off < aux_size; off += sizeof(e)) {
-		memcpy(&e, aux + off, sizeof(e));
+	if (head > aux_size)
+		head = aux_size;
+	for (off = 0; off < head; off += len) {
+		len = dtl_stream_decode(&st, aux + off, head - off, &e, &got);
+		if (len <= 0) {
+			bad++;
+			break;
+		}
+		if (!got)
+			continue;
+		n++;
 		if (e.kind == PERF_DTL_KIND_LOST || e.kind == PERF_DTL_KIND_MIGRATE)
 			continue;
 		/* This namespace holds one task, pid 1: all else is hidden. */
@@ -255,8 +265,10 @@ static int ns_child(void)
 		if (!e.prev_tid || !e.next_tid)
 			hidden++;
 	}
-	printf("# in a new pid namespace: %llu records, %d name pid 1, %d hide a task, %d leak\n",
-	       (unsigned long long)head / sizeof(e), mine, hidden, bad);
+	printf("# in a new pid namespace: %d records, %d name pid 1, %d hide a task, %d leak\n",
+	       n, mine, hidden, bad);
+	printf("# %llu of the records short, %llu long\n",
+	       (unsigned long long)st.shorts, (unsigned long long)st.longs);
 	if (bad)
 		return 16;
 	if (mine < 20 || !hidden)

@@ -38,7 +38,7 @@
 #define ACTIVATIONS	200
 #define PERIOD_US	2000
 #define AUX_PAGES	256
-#define MAX_RECORDS	(AUX_PAGES * 4096 / PERF_DTL_ENTRY_SIZE)
+#define MAX_RECORDS	(AUX_PAGES * 4096 / PERF_DTL_SLOT_SIZE)
 
 static int tracing_write(const char *file, const char *val)
 {
@@ -290,16 +290,25 @@ TEST(timerlat_agrees_with_dtl)
 	ASSERT_EQ(0, tracing_write("tracing_on", "0"));
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
+		struct dtl_stream st = { 0 };
 		uint64_t head, tail;
+		int len, got;
 
 		ASSERT_EQ(0, ioctl(fd[cpu], PERF_EVENT_IOC_DISABLE, 0));
 		head = __atomic_load_n(&pc[cpu]->aux_head, __ATOMIC_ACQUIRE);
 		tail = pc[cpu]->aux_tail;
-		for (; tail < head && nrecs[cpu] < MAX_RECORDS;
-		     tail += PERF_DTL_ENTRY_SIZE)
-			memcpy(&recs[cpu][nrecs[cpu]++],
-			       (char *)aux[cpu] + tail % aux_size,
-			       PERF_DTL_ENTRY_SIZE);
+		for (; tail < head && nrecs[cpu] < MAX_RECORDS; tail += len) {
+			size_t at = tail % aux_size;
+
+			len = dtl_stream_decode(&st, (char *)aux[cpu] + at,
+						head - tail < aux_size - at ?
+						head - tail : aux_size - at,
+						&recs[cpu][nrecs[cpu]], &got);
+			ASSERT_LT(0, len)
+				TH_LOG("cpu%d: the record at %zu does not decode",
+				       cpu, at);
+			nrecs[cpu] += got;
+		}
 	}
 
 	for (cpu = 0; cpu < ncpu; cpu++)

@@ -272,6 +272,104 @@ TEST(two_sessions)
 	dtl_trace_close(&b);
 }
 
+/* A thread that moves between @cpu and another CPU until told to stop. */
+struct hopper {
+	int cpu, other;
+	int stop;		/* read and written atomically */
+	unsigned int hops;
+};
+
+static void *hopper_main(void *arg)
+{
+	struct hopper *h = arg;
+
+	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED)) {
+		dtl_pin_to(h->hops & 1 ? h->other : h->cpu);
+		h->hops++;
+		usleep(200);
+	}
+	return NULL;
+}
+
+/*
+ * The compact format says what the 64-byte one does: two sessions on one
+ * CPU, one of each format (in different AUX buffers, with different poll
+ * periods, so their transactions begin at different records), get the
+ * same records.  The compact buffer is small and read between bursts of
+ * ping-pong, so it wraps; a thread hopping onto and off the CPU adds
+ * migrations.  And the compact one takes at most 60 % of the bytes.
+ */
+TEST(compact_matches_full)
+{
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 40 };
+	struct hopper h = { .cpu = pp.cpu, .other = 0 };
+	size_t nc = 0, nf = 0, i, j, same = 0, migrations = 0;
+	unsigned long long bytes_c = 0, bytes_f = 0;
+	struct dtl_trace_buf c, f;
+	pthread_t hop;
+	int burst;
+
+	ASSERT_EQ(0, dtl_trace_open(&c, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0,
+				    1000000, 0, 2));
+	ASSERT_EQ(0, dtl_trace_open(&f, -1, pp.cpu, PERF_DTL_EVENT_TRACE |
+				    PERF_DTL_CONFIG_FULL, 0, 3000000, 0, 256));
+	ASSERT_EQ(0, ioctl(c.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, ioctl(f.fd, PERF_EVENT_IOC_ENABLE, 0));
+	if (pp.cpu == 0)
+		h.other = 1;
+	ASSERT_EQ(0, pthread_create(&hop, NULL, hopper_main, &h));
+	for (burst = 0; burst < 30; burst++) {
+		ASSERT_EQ(0, pingpong_run(&pp));
+		usleep(5000);
+		bytes_c = __atomic_load_n(&c.pc->aux_head, __ATOMIC_ACQUIRE);
+		nc += dtl_trace_take(&c, recs + nc, MAX_RECORDS - nc);
+	}
+	__atomic_store_n(&h.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(hop, NULL);
+	ASSERT_EQ(0, ioctl(c.fd, PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, ioctl(f.fd, PERF_EVENT_IOC_DISABLE, 0));
+	bytes_c = __atomic_load_n(&c.pc->aux_head, __ATOMIC_ACQUIRE);
+	bytes_f = __atomic_load_n(&f.pc->aux_head, __ATOMIC_ACQUIRE);
+	nc += dtl_trace_take(&c, recs + nc, MAX_RECORDS - nc);
+	nf = dtl_trace_take(&f, recs2, MAX_RECORDS);
+	TH_LOG("compact: %zu records in %llu bytes, the buffer wrapped %llu times",
+	       nc, bytes_c, bytes_c / c.aux_size);
+	TH_LOG("compact: %llu short, %llu long, %llu pad; full: %zu in %llu bytes",
+	       (unsigned long long)c.st.shorts, (unsigned long long)c.st.longs,
+	       (unsigned long long)c.st.pads, nf, bytes_f);
+	EXPECT_EQ(0, c.bad);
+	ASSERT_GT(nf, 2 * 30 * pp.rounds);
+	EXPECT_GT(bytes_c, 2 * c.aux_size);
+	EXPECT_GT(c.st.shorts, c.st.longs);
+	/* Match the overlapping sequence range record by record. */
+	for (i = 0, j = 0; i < nc && j < nf;) {
+		if (recs[i].kind == PERF_DTL_KIND_LOST || recs[i].seq < recs2[j].seq) {
+			i++;
+		} else if (recs2[j].kind == PERF_DTL_KIND_LOST ||
+			   recs[i].seq > recs2[j].seq) {
+			j++;
+		} else {
+			ASSERT_EQ(0, memcmp(&recs[i], &recs2[j], sizeof(recs[i])))
+				TH_LOG("record %llu: kind %u/%u prev %u/%u next %u/%u",
+				       (unsigned long long)recs[i].seq,
+				       recs[i].kind, recs2[j].kind,
+				       recs[i].prev_tid, recs2[j].prev_tid,
+				       recs[i].next_tid, recs2[j].next_tid);
+			migrations += recs[i].kind == PERF_DTL_KIND_MIGRATE;
+			same++;
+			i++;
+			j++;
+		}
+	}
+	TH_LOG("%zu records in common, %zu migrations; %u hops", same,
+	       migrations, h.hops);
+	EXPECT_GT(same, 2 * 30 * pp.rounds);
+	/* Bytes per record, over the records each delivered. */
+	EXPECT_LT(bytes_c * 10 * nf, bytes_f * 6 * nc);
+	dtl_trace_close(&c);
+	dtl_trace_close(&f);
+}
+
 static int by_seq(const void *a, const void *b)
 {
 	const struct perf_dtl_entry *x = a, *y = b;

@@ -179,6 +179,117 @@ static inline int sw_open(uint64_t config, pid_t pid, int cpu, int group_fd,
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * A stream of records of the compact format (PERF_DTL_FORMAT_COMPACT), as
+ * a decoder reads it: what the record before said.  A decoder of its own,
+ * not perf's, so that the tests check the format against its definition.
+ */
+struct dtl_stream {
+	int valid;		/* a record before, not LOST */
+	int have_next;		/* a switch record since the last LOST one */
+	uint16_t cpu;
+	uint32_t next_pid, next_tid;
+	uint64_t seq, time;
+	uint64_t shorts, longs, pads;	/* decoded */
+};
+
+/*
+ * Decode the record of @st at @p, with @avail bytes left, into @e.  Returns
+ * its size (0: not a whole record), with *@got 0 for a PAD slot; -1 for a
+ * record that is not what the format says.
+ */
+static inline int dtl_stream_decode(struct dtl_stream *st, const void *p,
+				    size_t avail, struct perf_dtl_entry *e,
+				    int *got)
+{
+	const uint8_t *b = p;
+	unsigned int kind = b[0] & PERF_DTL_REC_KIND_MASK;
+
+	*got = 1;
+	if (avail < PERF_DTL_SLOT_SIZE)
+		return 0;
+	if (b[0] & ~(PERF_DTL_REC_FORM_MASK | PERF_DTL_REC_KIND_MASK) ||
+	    (b[0] & PERF_DTL_REC_FORM_MASK) == 0)
+		return -1;
+	memset(e, 0, sizeof(*e));
+	switch (b[0] & PERF_DTL_REC_FORM_MASK) {
+	case PERF_DTL_REC_PAD:
+		*got = 0;
+		st->pads++;
+		return PERF_DTL_SLOT_SIZE;
+	case PERF_DTL_REC_LONG: {
+		struct perf_dtl_long l;
+
+		if (avail < PERF_DTL_ENTRY_SIZE)
+			return 0;
+		memcpy(&l, p, sizeof(l));
+		e->time = l.time;
+		e->seq = l.seq;
+		e->prev_pid = l.prev_pid;
+		e->prev_tid = l.prev_tid;
+		e->next_pid = l.next_pid;
+		e->next_tid = l.next_tid;
+		e->wait_ns = l.wait_ns;
+		e->blocked_ns = l.blocked_ns;
+		e->ran_ns = l.ran_ns;
+		e->steal_ns = l.steal_ns;
+		e->kind = kind;
+		e->flags = l.flags;
+		e->cpu = l.cpu;
+		st->longs++;
+		break;
+	}
+	default: {
+		struct perf_dtl_short r;
+
+		memcpy(&r, p, sizeof(r));
+		if (!st->valid || kind >= PERF_DTL_KIND_LOST || r.reserved)
+			return -1;
+		e->time = st->time + r.time_delta;
+		e->seq = st->seq + 1;
+		e->cpu = st->cpu;
+		e->kind = kind;
+		e->flags = r.flags;
+		if (kind == PERF_DTL_KIND_MIGRATE) {
+			if (r.zero[0] || r.zero[1])
+				return -1;
+			e->prev_pid = r.prev_pid;
+			e->prev_tid = r.prev_tid;
+			e->from_cpu = r.from_cpu;
+			e->to_cpu = r.to_cpu;
+		} else {
+			if (!st->have_next)
+				return -1;
+			e->prev_pid = st->next_pid;
+			e->prev_tid = st->next_tid;
+			e->next_pid = r.next_pid;
+			e->next_tid = r.next_tid;
+			e->wait_ns = r.wait_ns;
+			e->blocked_ns = r.blocked_ns;
+			e->ran_ns = r.ran_ns;
+			e->steal_ns = r.steal_ns;
+		}
+		st->shorts++;
+		break;
+	}
+	}
+	if (kind >= PERF_DTL_KIND_MAX)
+		return -1;
+	st->valid = kind != PERF_DTL_KIND_LOST;
+	if (kind == PERF_DTL_KIND_LOST)
+		st->have_next = 0;
+	st->cpu = e->cpu;
+	st->seq = e->seq;
+	st->time = e->time;
+	if (kind < PERF_DTL_KIND_MIGRATE) {
+		st->have_next = 1;
+		st->next_pid = e->next_pid;
+		st->next_tid = e->next_tid;
+	}
+	return (b[0] & PERF_DTL_REC_FORM_MASK) == PERF_DTL_REC_LONG ?
+	       PERF_DTL_ENTRY_SIZE : PERF_DTL_SLOT_SIZE;
+}
+
 /* A trace event with its ring buffer and AUX buffer mapped. */
 struct dtl_trace_buf {
 	int fd;
@@ -186,6 +297,9 @@ struct dtl_trace_buf {
 	size_t rb_size;
 	void *aux;
 	size_t aux_size;
+	int full;		/* PERF_DTL_FORMAT_ENTRY records */
+	struct dtl_stream st;	/* else the compact format's */
+	unsigned long bad;	/* records that did not decode */
 };
 
 /*
@@ -211,6 +325,7 @@ static inline int dtl_trace_open(struct dtl_trace_buf *t, pid_t pid, int cpu,
 	attr.sample_period = period;
 	attr.disabled = 1;
 	attr.inherit = inherit;
+	t->full = !!(config & PERF_DTL_CONFIG_FULL);
 	t->fd = sys_perf_event_open(&attr, pid, cpu, -1, 0);
 	if (t->fd < 0)
 		return -errno;
@@ -241,17 +356,46 @@ static inline void dtl_trace_close(struct dtl_trace_buf *t)
 		close(t->fd);
 }
 
-/* Take the records between aux_tail and aux_head, and consume them. */
+/*
+ * Take the records between aux_tail and aux_head, in either format, and
+ * consume them.  A record that does not decode is skipped, counted in
+ * @t->bad and reported.
+ */
 static inline size_t dtl_trace_take(struct dtl_trace_buf *t,
 				    struct perf_dtl_entry *out, size_t max)
 {
 	uint64_t head = __atomic_load_n(&t->pc->aux_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = t->pc->aux_tail;
 	size_t n = 0;
+	int len, got;
 
-	for (; tail < head && n < max; tail += sizeof(*out), n++)
-		memcpy(&out[n], (char *)t->aux + (tail % t->aux_size),
-		       sizeof(*out));
+	while (tail < head && n < max) {
+		const char *p = (char *)t->aux + (tail % t->aux_size);
+		size_t avail = t->aux_size - (tail % t->aux_size);
+
+		if (avail > head - tail)
+			avail = head - tail;
+		if (t->full) {
+			if (avail < PERF_DTL_ENTRY_SIZE)
+				break;
+			memcpy(&out[n++], p, PERF_DTL_ENTRY_SIZE);
+			tail += PERF_DTL_ENTRY_SIZE;
+			continue;
+		}
+		len = dtl_stream_decode(&t->st, p, avail, &out[n], &got);
+		if (!len)
+			break;
+		if (len < 0) {
+			if (!t->bad++)
+				fprintf(stderr, "# AUX offset %llu: 0x%02x does not decode\n",
+					(unsigned long long)tail, (uint8_t)p[0]);
+			t->st.valid = 0;
+			tail += PERF_DTL_SLOT_SIZE;
+			continue;
+		}
+		n += got;
+		tail += len;
+	}
 	__atomic_store_n(&t->pc->aux_tail, tail, __ATOMIC_RELEASE);
 	return n;
 }
