@@ -14,9 +14,10 @@ summary=$(mktemp)
 failures=$(mktemp)
 log=$(mktemp)
 times=$(mktemp)
+seederr=$(mktemp)
 dbg_out=$(mktemp) dbg_err=$(mktemp) dbg_time=$(mktemp) dbg_pid=''
 trap '[ -z "$dbg_pid" ] || kill -- -"$dbg_pid" 2>/dev/null
-      rm -f "$summary" "$failures" "$log" "$times" "$dbg_out" "$dbg_err" "$dbg_time"' EXIT
+      rm -f "$summary" "$failures" "$log" "$times" "$seederr" "$dbg_out" "$dbg_err" "$dbg_time"' EXIT
 
 # The debug kernel: KASAN, lockdep, kmemleak, KUnit, timerlat, with dtl in
 # the tree.  Built once (~20 min on 2 cores), then cached.  A cold build
@@ -121,11 +122,24 @@ else
 	result host/perf-data-fuzz 0 1 0
 fi
 
-# The perf Python test on the host, with the fuzzer's perf (which has
-# libpython; the guest's has not) over the seed recordings.
-stage "host: perf script -s dtl-events.py over the fuzzer's seed recordings"
+# The fuzzer's seed recordings, in both record formats (NAME.data in
+# format 1, as recorded before the compact format, compact-NAME.data in
+# format 2), decode with the fuzzer's perf: records and no corrupt one.
+# Then the perf Python test over them (that perf has libpython; the
+# guest's has not).
+stage "host: perf script and perf script -s dtl-events.py over the fuzzer's seed recordings"
 if perf=$(DTL_PERF_ASAN=1 "$DTL_TOP/testbed/build-perf.sh"); then
 	for f in "$DTL_TOP"/testbed/fuzz/seeds/*.data; do
+		n=$(ASAN_OPTIONS=detect_leaks=0 "$perf" script -i "$f" -F event,synth \
+			2>"$seederr" | grep -c 'dtl: ')
+		format=$("$perf" report -D -i "$f" 2>/dev/null | sed -n 's/^ *Format *//p' | head -1)
+		echo "# ${f##*/}: format $format, $n records"
+		if [ "$n" -gt 0 ] && ! grep -q 'corrupt\|not a whole\|ERROR' "$seederr"; then
+			result "host/decode/${f##*/}" 1 0 0
+		else
+			cat "$seederr"
+			result "host/decode/${f##*/}" 0 1 0
+		fi
 		if PATH=${perf%/*}:$PATH DTL_DATA=$f ASAN_OPTIONS=detect_leaks=0 \
 		   sh "$DTL_TOP/tools/perf/tests/shell/test_dtl_python.sh"; then
 			result "host/perf-python/${f##*/}" 1 0 0

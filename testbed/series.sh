@@ -180,6 +180,7 @@ am perf/0002-perf-session-Keep-exited-threads-for-files-with-synt.patch
 am perf/0003-perf-record-Start-a-new-AUX-area-index-in-each-switc.patch
 am perf/0004-perf-auxtrace-Ignore-index-entries-outside-the-file-.patch
 am perf/0005-perf-auxtrace-Skip-AUX-area-data-with-an-impossible-.patch
+am perf/0006-perf-script-Leave-out-the-default-symbol-fields-of-e.patch
 
 add "perf dtl: Add shell tests, a Python script and documentation" \
 "Shell tests record dtl with sched:sched_switch and check that perf

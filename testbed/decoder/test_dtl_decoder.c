@@ -296,7 +296,7 @@ int main(void)
 	size_t end;
 	int n;
 
-	printf("TAP version 13\n1..31\n");
+	printf("TAP version 13\n1..32\n");
 
 	buf[0] = rec(PERF_DTL_KIND_BLOCK, 0, 5, 100);
 	buf[1] = rec(PERF_DTL_KIND_DISPATCH, 0, 6, 200);
@@ -441,6 +441,16 @@ int main(void)
 	dtl_entry_snprintf(line, sizeof(line), &buf[0], "sh", "sleep");
 	CHECK(!strcmp(line, "   block seq=5 sh:10/10 ran=2000 steal=0 => sleep:11/11 wait=500 blocked=1000"),
 	      "a block record prints all fields: \"%s\"", line);
+	{
+		char small[10] = "xxxxxxxxx";
+		int full = strlen(line);
+
+		n = dtl_entry_snprintf(small, sizeof(small), &buf[0], "sh", "sleep");
+		CHECK(n == full && strlen(small) == 9 && !strncmp(small, line, 9) &&
+		      dtl_entry_snprintf(NULL, 0, &buf[0], "sh", "sleep") == full,
+		      "a record cut to fit ends in a NUL and returns its length, as snprintf (%d)",
+		      n);
+	}
 	buf[0].flags = PERF_DTL_F_BLOCKED_UNKNOWN | PERF_DTL_F_STEAL_SATURATED;
 	dtl_entry_snprintf(line, sizeof(line), &buf[0], NULL, NULL);
 	CHECK(strstr(line, "steal=0+") && strstr(line, "blocked=?") &&

@@ -115,6 +115,7 @@ int perf_sample__fprintf_synth_dtl(struct perf_sample *sample,
 	struct perf_synth_dtl *data = perf_sample__synth_ptr(sample);
 	const char *a = NULL, *b = NULL;
 	char line[256];
+	int len;
 
 	if (sample->raw_size < PERF_SYNTH_DTL_ENTRY_RAW_SIZE)
 		return 0;
@@ -124,8 +125,10 @@ int perf_sample__fprintf_synth_dtl(struct perf_sample *sample,
 
 	a = dtl_synth_comm(data->prev_comm, sizeof(data->prev_comm));
 	b = dtl_synth_comm(data->next_comm, sizeof(data->next_comm));
-	dtl_entry_snprintf(line, sizeof(line), &data->entry, a, b);
-	return fprintf(fp, " %s", line);
+	line[0] = ' ';
+	len = dtl_entry_snprintf(line + 1, sizeof(line) - 1, &data->entry, a, b);
+	len = min(len + 1, (int)sizeof(line) - 1);
+	return fwrite(line, 1, len, fp);
 }
 
 /* perf report -D */
@@ -598,11 +601,12 @@ static int dtl_synth_events(struct dtl *dtl, struct perf_session *session)
 	attr.type = PERF_TYPE_SYNTH;
 	attr.config = PERF_SYNTH_DTL;
 	/*
-	 * A record is at no address, but perf script's default fields for
-	 * synthesized events include the symbol, which needs an IP: it is 0.
+	 * A record is at no address: no IP, and perf script leaves the
+	 * symbol fields out of its default output.
 	 */
-	attr.sample_type = (found->core.attr.sample_type & PERF_SAMPLE_MASK) |
-			   PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+	attr.sample_type = (found->core.attr.sample_type & PERF_SAMPLE_MASK &
+			    ~(u64)(PERF_SAMPLE_IP | PERF_SAMPLE_ADDR)) |
+			   PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			   PERF_SAMPLE_RAW | PERF_SAMPLE_IDENTIFIER;
 	attr.sample_period = 1;
