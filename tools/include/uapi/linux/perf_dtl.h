@@ -162,7 +162,21 @@ struct perf_dtl_entry {
  *
  * @rec:	PERF_DTL_REC_LONG | the record's kind
  * @flags:	PERF_DTL_F_* flags
- * @cpu:	as in struct perf_dtl_entry, and so are all others
+ * @cpu:	as in struct perf_dtl_entry, and so are the fields below
+ * @steal_ns:	steal time during prev's run
+ * @time:	time of the switch
+ * @seq:	sequence number in @cpu's log
+ * @prev_pid:	process of prev (of the task moved, for MIGRATE)
+ * @prev_tid:	thread of prev
+ * @next_pid:	process of next
+ * @next_tid:	thread of next
+ * @from_cpu:	MIGRATE: the CPU the task left
+ * @to_cpu:	MIGRATE: the CPU it moved to
+ * @wait_ns:	next's wait
+ * @lost:	LOST: records kept but not delivered
+ * @blocked_ns:	next's sleep
+ * @lapped:	LOST: records overwritten unread
+ * @ran_ns:	prev's run
  */
 struct perf_dtl_long {
 	__u8	rec;
@@ -211,6 +225,18 @@ struct perf_dtl_long {
  * @flags:	PERF_DTL_F_* flags
  * @reserved:	0
  * @time_delta:	ns since the record before
+ * @next_pid:	a switch: as in struct perf_dtl_entry, and so are the
+ *		fields below
+ * @next_tid:	thread of next
+ * @wait_ns:	next's wait
+ * @blocked_ns:	next's sleep
+ * @ran_ns:	prev's run
+ * @steal_ns:	steal time during prev's run
+ * @prev_pid:	MIGRATE: process of the task moved
+ * @prev_tid:	MIGRATE: its thread
+ * @from_cpu:	MIGRATE: the CPU it left
+ * @to_cpu:	MIGRATE: the CPU it moved to
+ * @zero:	MIGRATE: 0
  */
 struct perf_dtl_short {
 	__u8	rec;
