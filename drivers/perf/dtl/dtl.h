@@ -232,19 +232,18 @@ static inline bool dtl_compact_follows(const struct dtl_compact *s,
 }
 
 /*
- * Encode @e, the next record of a transaction whose state is @s, into
- * @out (PERF_DTL_ENTRY_SIZE bytes): short if it follows on from the record
- * before and @long_only is false, else long.  Returns its size.  Once it
- * is written, dtl_compact_next() accounts for it in @s.
+ * Write @e at @out (PERF_DTL_ENTRY_SIZE bytes, 8-byte aligned) as a short
+ * record (@short_rec: dtl_compact_follows() said it may be) after the
+ * record @s describes, or as a long one.  Returns its size.
  */
-static inline unsigned int dtl_compact_encode(const struct dtl_compact *s,
-					      const struct perf_dtl_entry *e,
-					      bool long_only, void *out)
+static inline unsigned int dtl_compact_write(const struct dtl_compact *s,
+					     const struct perf_dtl_entry *e,
+					     bool short_rec, void *out)
 {
 	struct perf_dtl_short *r = out;
 	struct perf_dtl_long *l = out;
 
-	if (!long_only && dtl_compact_follows(s, e)) {
+	if (short_rec) {
 		r->rec = PERF_DTL_REC_SHORT | e->kind;
 		r->flags = e->flags;
 		r->reserved = 0;
@@ -280,6 +279,20 @@ static inline unsigned int dtl_compact_encode(const struct dtl_compact *s,
 	l->blocked_ns = e->blocked_ns;	/* lapped */
 	l->ran_ns = e->ran_ns;
 	return PERF_DTL_ENTRY_SIZE;
+}
+
+/*
+ * Encode @e, the next record of a transaction whose state is @s, into
+ * @out: short if it follows on from the record before and @long_only is
+ * false, else long.  Returns its size.  Once it is written,
+ * dtl_compact_next() accounts for it in @s.
+ */
+static inline unsigned int dtl_compact_encode(const struct dtl_compact *s,
+					      const struct perf_dtl_entry *e,
+					      bool long_only, void *out)
+{
+	return dtl_compact_write(s, e, !long_only && dtl_compact_follows(s, e),
+				 out);
 }
 
 /* @e, encoded by dtl_compact_encode(), is in the buffer. */

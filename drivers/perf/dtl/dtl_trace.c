@@ -113,14 +113,9 @@ struct dtl_trace {
 /* A record as it goes into a reader's AUX buffer. */
 struct dtl_out {
 	const struct perf_dtl_entry *view;	/* as the reader sees it */
-	const void		*data;		/* in the reader's format */
-	unsigned int		len;
+	unsigned int		len;		/* in the reader's format */
 	bool			pad;		/* after a PAD slot */
 	struct perf_dtl_entry	ns_e;
-	union {
-		struct perf_dtl_long	l;
-		struct perf_dtl_short	s;
-	} rec;
 };
 
 /*
@@ -499,14 +494,12 @@ static unsigned int dtl_aux_prepare(struct dtl_trace *t,
 		o->view = ns_e;
 	}
 	o->pad = false;
-	if (t->filter.full) {
-		o->data = o->view;
-		o->len = PERF_DTL_ENTRY_SIZE;
+	o->len = PERF_DTL_ENTRY_SIZE;
+	if (t->filter.full)
 		return o->len;
-	}
 	/* Snapshots start anywhere in the buffer: all records are long. */
-	o->data = &o->rec;
-	o->len = dtl_compact_encode(&t->enc, o->view, aux->overwrite, &o->rec);
+	if (!aux->overwrite && dtl_compact_follows(&t->enc, o->view))
+		o->len = PERF_DTL_SLOT_SIZE;
 	if (o->len > PERF_DTL_SLOT_SIZE &&
 	    !((off + PERF_DTL_SLOT_SIZE) & (aux->size - 1))) {
 		o->pad = true;
@@ -515,7 +508,10 @@ static unsigned int dtl_aux_prepare(struct dtl_trace *t,
 	return o->len;
 }
 
-/* Write @o, prepared for offset @off, to @t's AUX buffer. */
+/*
+ * Write @o, prepared for offset @off, to @t's AUX buffer: a compact
+ * record is encoded in place (offsets are multiples of 32 bytes).
+ */
 static void dtl_aux_put(struct dtl_trace *t, struct dtl_aux *aux,
 			unsigned long off, const struct dtl_out *o)
 {
@@ -528,9 +524,13 @@ static void dtl_aux_put(struct dtl_trace *t, struct dtl_aux *aux,
 		slot[0] = PERF_DTL_REC_PAD;
 		off += PERF_DTL_SLOT_SIZE;
 	}
-	memcpy(aux->base + (off & mask), o->data, o->len);
-	if (!t->filter.full)
+	if (t->filter.full) {
+		memcpy(aux->base + (off & mask), o->view, PERF_DTL_ENTRY_SIZE);
+	} else {
+		dtl_compact_write(&t->enc, o->view, o->len == PERF_DTL_SLOT_SIZE,
+				  aux->base + (off & mask));
 		dtl_compact_next(&t->enc, o->view);
+	}
 	t->last_time = max(t->last_time, o->view->time);
 }
 
