@@ -74,7 +74,20 @@ if tcbin=$(command -v trace-cmd); then
 		tc+=(-f "$(readlink -f "$lib")=${lib#/}")
 	done
 fi
-"$DTL_TOP/testbed/vm-run.sh" -s -t 7200 -q "-icount shift=3,sleep=off" \
+# Debian's bpftrace 0.17 running its runqlat.bt, another peer: 200 MB of
+# libraries (LLVM, clang) in the guest, which then needs 2 GiB.
+if ! command -v bpftrace >/dev/null; then
+	echo "bench: installing Debian's bpftrace for the runqlat.bt row" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends bpftrace >/dev/null ||
+		echo "bench: no bpftrace (apt-get install bpftrace failed): no runqlat.bt row" >&2
+fi
+if bt=$(command -v bpftrace) && [ -f /usr/sbin/runqlat.bt ]; then
+	tc+=(-f "$bt=usr/bin/bpftrace" -f "/usr/sbin/runqlat.bt=dtl/runqlat.bt")
+	for lib in $(ldd "$bt" | awk '/=>/ { print $3 }'); do
+		tc+=(-f "$(readlink -f "$lib")=${lib#/}")
+	done
+fi
+DTL_MEM=2048 "$DTL_TOP/testbed/vm-run.sh" -s -t 7200 -q "-icount shift=3,sleep=off" \
 	-f "$log.fl/dtl_floor.ko=dtl/dtl_floor.ko" ${tc[@]+"${tc[@]}"} \
 	-f "$DTL_TOP/bench/guest-lib.sh=dtl/guest-lib.sh" "$log.sh" >"$log"
 rm -rf "$log.fl"
@@ -97,9 +110,10 @@ END {
 	if (!n1["none"] || !n1["dtl"] || !n1["tracepoints"]) { print "P1: no results"; exit 1 }
 	base = median("p1none", n1["none"])
 	printf "%-44s %10s %8s\n", "P1: usecs per round trip", "median", "ratio"
-	split("none dtl tracepoints sched tracecmd", m, " ")
+	split("none dtl tracepoints sched tracecmd bpftrace", m, " ")
 	name["tracecmd"] = "trace-cmd (same tracepoints)"
-	for (i = 1; i <= 5; i++) if (n1[m[i]]) {
+	name["bpftrace"] = "bpftrace runqlat.bt (histogram, no records)"
+	for (i = 1; i <= 6; i++) if (n1[m[i]]) {
 		x = median("p1" m[i], n1[m[i]]); r[m[i]] = x / base - 1
 		printf "  %-42s %10.3f %8.4f\n", label(m[i]), x, x / base
 	}
@@ -108,6 +122,10 @@ END {
 	else
 		printf "  (no trace-cmd in the guest: make setup installs it)\n"
 	printf "  %-42s %10.3f %8s\n", "dtl overhead / tracepoint overhead", r["dtl"] / r["tracepoints"], "goal<=0.25"
+	if (n1["bpftrace"])
+		printf "  %-42s %10.3f\n", "dtl overhead / bpftrace runqlat overhead", r["dtl"] / r["bpftrace"]
+	else
+		printf "  (no bpftrace in the guest: apt-get install bpftrace)\n"
 	if (n1["floor"] && n1["clockprobe"]) {
 		printf "%-44s %10s %8s %8s\n", "P1: the floor (dtl loaded, no event)", "median", "ratio", "dtl/it"
 		split("floor clockprobe", fl, " ")
