@@ -320,7 +320,9 @@ static inline void dtl_compact_next(struct dtl_compact *s,
  * pass reads for at most DTL_DRAIN_BUDGET_NS and DTL_DRAIN_MAX_RECORDS
  * records, whatever the number of sessions, checking the clock every
  * DTL_DRAIN_CHECK records, and leaves the rest to a pass
- * DTL_DRAIN_RESUME_NS later.  The drain of an event
+ * DTL_DRAIN_RESUME_NS later, or DTL_DRAIN_CATCHUP_NS later while a reader
+ * is more than half a log behind (many sessions on a busy CPU: the log
+ * would lap it).  The drain of an event
  * that stops must read all that is left -- perf reads the buffer right
  * after -- so the timer polls often enough that each pass finds about
  * DTL_DRAIN_BATCH records: that is what a stop finds.
@@ -329,6 +331,7 @@ static inline void dtl_compact_next(struct dtl_compact *s,
 #define DTL_DRAIN_MAX_RECORDS	512
 #define DTL_DRAIN_CHECK		4
 #define DTL_DRAIN_RESUME_NS	50000ULL
+#define DTL_DRAIN_CATCHUP_NS	DTL_DRAIN_BUDGET_NS
 #define DTL_DRAIN_BATCH		64
 
 /*
@@ -346,6 +349,18 @@ static inline u64 dtl_drain_interval(u64 elapsed, u64 found, u64 period_ns)
 	/* elapsed is at most PERF_DTL_POLL_MAX_NS: no overflow. */
 	next = div64_u64(min(elapsed, PERF_DTL_POLL_MAX_NS) * DTL_DRAIN_BATCH, found);
 	return clamp(next, min(DTL_DRAIN_RESUME_NS, period_ns), period_ns);
+}
+
+/*
+ * When to go on after a pass that ran out of budget, the reader furthest
+ * behind being @behind records behind the head of a log of @entries: in
+ * DTL_DRAIN_RESUME_NS, or in DTL_DRAIN_CATCHUP_NS while that reader is
+ * more than half a log behind.  Interrupts then stay enabled between two
+ * passes for at least a pass's budget.
+ */
+static inline u64 dtl_drain_resume(u64 behind, u64 entries)
+{
+	return behind > entries / 2 ? DTL_DRAIN_CATCHUP_NS : DTL_DRAIN_RESUME_NS;
 }
 
 /* Saturating conversion of a run's steal time to the record's field. */
@@ -576,7 +591,6 @@ void dtl_pmu_free_aux(void *aux);
 int dtl_pmu_trace_module_init(void);
 void dtl_pmu_trace_module_exit(void);
 
-/* Per-CPU state, written by that CPU's sched_switch probe. */
 /*
  * dtl's per-task context object (perf's task_ctx_data for the dtl PMU).
  * @cookie names the inherited family of the context, as of its last full
@@ -598,6 +612,7 @@ struct dtl_drain_stat {
 	u32			max_records;
 };
 
+/* Per-CPU state, written by that CPU's sched_switch probe. */
 struct dtl_cpu {
 	u64			total[DTL_NR_COUNTERS];
 	/* Context switches, and how perf switched dtl's task contexts. */

@@ -41,7 +41,6 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
-#include <linux/hash.h>
 #include <linux/kernel_stat.h>
 #include <linux/module.h>
 #include <linux/mutex.h>

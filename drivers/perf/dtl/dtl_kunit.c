@@ -326,6 +326,22 @@ static void dtl_test_drain_interval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dtl_drain_interval(ms, 1000000, 20000), 20000ULL);
 }
 
+static void dtl_test_drain_resume(struct kunit *test)
+{
+	/* Up to half a log behind: the usual pause. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_resume(0, 4096), DTL_DRAIN_RESUME_NS);
+	KUNIT_EXPECT_EQ(test, dtl_drain_resume(2048, 4096), DTL_DRAIN_RESUME_NS);
+	/* More: catch up before the log laps the reader. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_resume(2049, 4096), DTL_DRAIN_CATCHUP_NS);
+	KUNIT_EXPECT_EQ(test, dtl_drain_resume(4096, 4096), DTL_DRAIN_CATCHUP_NS);
+	/* Already lapped (the cursor is older than the log): still behind. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_resume(1ULL << 40, 4096),
+			DTL_DRAIN_CATCHUP_NS);
+	/* The smallest log. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_resume(32, 64), DTL_DRAIN_RESUME_NS);
+	KUNIT_EXPECT_EQ(test, dtl_drain_resume(33, 64), DTL_DRAIN_CATCHUP_NS);
+}
+
 static void dtl_test_steal_field(struct kunit *test)
 {
 	u8 flags = 0;
@@ -621,6 +637,7 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_waited),
 	KUNIT_CASE(dtl_test_log_resume),
 	KUNIT_CASE(dtl_test_drain_interval),
+	KUNIT_CASE(dtl_test_drain_resume),
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
 	KUNIT_CASE(dtl_test_compact),

@@ -840,10 +840,15 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 
 	dtl_drain_account(&dc->pass_stat, local_clock() - now,
 			  DTL_DRAIN_MAX_RECORDS - b.records, b.spent);
-	if (b.spent)
-		next = DTL_DRAIN_RESUME_NS;
-	else
+	if (b.spent) {
+		u64 behind = 0;
+
+		list_for_each_entry(t, &dc->readers, node)
+			behind = max(behind, dc->head - t->cursor);
+		next = dtl_drain_resume(behind, dtl_pmu_log_entries);
+	} else {
 		next = dtl_drain_interval(now - dc->drain_time, found, period);
+	}
 	dc->drain_head = dc->head;
 	dc->drain_time = now;
 	/* From now, not from the expiry: interrupts get their turn. */

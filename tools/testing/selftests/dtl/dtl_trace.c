@@ -785,6 +785,83 @@ TEST(drain_bounded)
 	EXPECT_LE(st.pass_max_records, st.limit);
 }
 
+/*
+ * Eight sessions on a busy CPU, as eight "perf record -a" would be: the
+ * default poll period and AUX buffer size, and a ping-pong that switches
+ * without a pause.  A timer pass cannot serve all of them within its
+ * budget, so it is cut and resumed; while a session is more than half a
+ * log behind it must resume soon enough that the log never laps it.
+ */
+#define KEEP_UP_SESSIONS	8
+
+FIXTURE(keep_up) {
+	struct dtl_trace_buf t[KEEP_UP_SESSIONS];
+	struct perf_dtl_entry *r;
+	int open;
+};
+
+FIXTURE_SETUP(keep_up)
+{
+	self->open = 0;
+	self->r = calloc(MAX_RECORDS, sizeof(*self->r));
+	ASSERT_NE(NULL, self->r);
+}
+
+FIXTURE_TEARDOWN(keep_up)
+{
+	int i;
+
+	for (i = 0; i < self->open; i++)
+		dtl_trace_close(&self->t[i]);
+	free(self->r);
+}
+
+TEST_F_TIMEOUT(keep_up, eight_sessions, 300)
+{
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 10000 };
+	struct dtl_trace_buf *t = self->t;
+	size_t n[KEEP_UP_SESSIONS] = { 0 };
+	int i;
+
+	for (i = 0; i < KEEP_UP_SESSIONS; i++) {
+		self->open = i + 1;	/* closed in any case */
+		ASSERT_EQ(0, dtl_trace_open(&t[i], -1, pp.cpu, PERF_DTL_EVENT_TRACE,
+					    0, 0, 0, 256))
+			TH_LOG("session %d: %s", i, strerror(errno));
+	}
+	for (i = 0; i < KEEP_UP_SESSIONS; i++)
+		ASSERT_EQ(0, ioctl(t[i].fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pingpong_run(&pp));
+	for (i = 0; i < KEEP_UP_SESSIONS; i++)
+		ASSERT_EQ(0, ioctl(t[i].fd, PERF_EVENT_IOC_DISABLE, 0));
+
+	for (i = 0; i < KEEP_UP_SESSIONS; i++) {
+		unsigned long long lost = 0, lapped = 0, gaps = 0;
+		struct perf_dtl_entry *r = self->r;
+		size_t j;
+
+		n[i] = dtl_trace_take(&t[i], r, MAX_RECORDS);
+		for (j = 0; j < n[i]; j++) {
+			if (r[j].kind == PERF_DTL_KIND_LOST) {
+				lost += r[j].lost;
+				lapped += r[j].lapped;
+			} else if (j && r[j - 1].seq + 1 != r[j].seq) {
+				gaps++;
+			}
+		}
+		TH_LOG("session %d: %zu records, seq %llu..%llu, lapped %llu, lost %llu",
+		       i, n[i], n[i] ? (unsigned long long)r[0].seq : 0ULL,
+		       n[i] ? (unsigned long long)r[n[i] - 1].seq : 0ULL,
+		       lapped, lost);
+		EXPECT_EQ(0, t[i].bad);
+		EXPECT_GE(n[i], 2 * pp.rounds);
+		EXPECT_LT(n[i], MAX_RECORDS);
+		EXPECT_EQ(0, lapped);
+		EXPECT_EQ(0, lost);
+		EXPECT_EQ(0, gaps);
+	}
+}
+
 /* The log size of @cpu from debugfs dtl/logs: bytes, 0 for none, -1. */
 static long log_bytes(int cpu)
 {
