@@ -85,38 +85,50 @@ struct dtl_entry and DTL_* (asm/lppaca.h, asm/dtl.h) for the
 hypervisor's dispatch trace log." \
 	include/uapi/linux/perf_dtl.h
 
-add "drivers/perf: Add the dtl dispatch trace log PMU" \
+# The driver in three patches: counting events, per-task context objects,
+# the trace log.  The tree has the driver of the last; patches/linux/driver/
+# keeps the two later patches (testbed/series-split.sh says how), so the
+# first is the tree's driver with them taken out, last first.
+driver=(drivers/perf/dtl/Kconfig drivers/perf/dtl/Makefile drivers/perf/dtl/dtl.h
+	drivers/perf/dtl/dtl_core.c drivers/perf/dtl/dtl_kunit.c)
+split=("$DTL_TOP"/patches/linux/driver/0002-*.patch "$DTL_TOP"/patches/linux/driver/0001-*.patch)
+stage include/linux/perf/dtl_steal.h "${driver[@]}"
+for p in "${split[@]}"; do
+	g apply -R --index "$p" ||
+		die "series: ${p#"$DTL_TOP"/} does not come out of the tree's driver: testbed/series-split.sh extract DIR, fix, save DIR"
+done
+printf '%s\n\n%s\n\nSigned-off-by: %s\n' "drivers/perf: Add the dtl PMU's counting events" \
 "Add dtl, a software PMU that reports what the scheduler does to tasks,
 after the powerpc vpa-dtl PMU but for the Linux scheduler's own
-dispatches and on any architecture:
+dispatches and on any architecture.  This first part counts, for perf
+stat: dispatches, preemptions, run-queue wait ns and steal ns, per CPU,
+per cgroup and per task with inheritance.
 
-- counting events (dispatches, preemptions, run-queue wait ns, steal ns)
-  per CPU, per cgroup and per task with inheritance; per-task state lives
-  in a context object with a generation cookie, so that perf's swap of
-  equivalent task contexts stays correct; a task can read its own counts
-  from the perf mmap page without a system call;
-- a trace event: every context switch is written into a per-CPU dispatch
-  log by the sched_switch probe, and a per-CPU hrtimer drains it into the
-  AUX buffers of any number of sessions, a bounded number of records per
-  pass, with exact loss accounting (sequence gaps, LOST records,
-  PERF_AUX_FLAG_PARTIAL);
-- a busy file in sysfs that lists, per CPU, who uses the unit and how.
+Every CPU keeps monotonic totals that only its sched_switch probe
+writes; an event counts the difference between add() and del().  The
+wait is what the scheduler adds to the task's sched_info.run_delay, so
+the probe reads no clock for it, and the count is schedstat's.  A task
+can read its own counts from the perf mmap page without a system call.
+A busy file in sysfs lists, per CPU, who uses the unit and how.
 
 The scheduler hooks are registered only while a dtl event exists and
 for a second after the last one closes, so a loaded but unused driver
-costs nothing and an open/close loop flips no static key.  Trace events
-reveal other tasks and need the rights of tracepoint raw data.
+costs nothing and an open/close loop flips no static key.
 
 Built into the kernel, dtl reads steal time with paravirt_steal_clock().
 A module cannot, so include/linux/perf/dtl_steal.h lets an architecture
 tell dtl where the hypervisor keeps each vCPU's steal time record
 (HAVE_PERF_DTL_STEAL); dtl reads the record formats it knows itself.
 
-KUnit tests cover the log producer and consumer, the sequence and loss
-arithmetic, the record encoding and the steal time record formats." \
-	include/linux/perf/dtl_steal.h drivers/perf/dtl
+KUnit tests cover the parsing of event attributes, the steal
+arithmetic and the steal time record formats." "$from" | g commit -q -F -
 
 am linux/0001-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
+am "linux/driver/$(basename "${split[1]}")"
+am_with "linux/driver/$(basename "${split[0]}")" drivers/perf/dtl/dtl_trace.c
+for f in "${driver[@]}"; do
+	cmp -s "$repo/$f" "$DTL_TOP/$f" || die "series: $f after the driver patches is not the tree's"
+done
 am_with linux/0003-x86-dtl-Find-the-KVM-steal-time-record-for-the-dtl-P.patch \
 	arch/x86/events/dtl_steal.c
 am_with linux/0004-arm64-dtl-Find-the-PV-time-stolen-time-record-for-th.patch \
@@ -239,11 +251,12 @@ tracepoints, floor = a module whose sched_switch probe does nothing):
 
 $bench
 
-Patch 1 adds the record format, 2-3 the driver and its build, 4-5 the
-steal time sources of x86 and arm64, 6-7 the documentation and MAINTAINERS,
-8 a helper that reads counters without a system call, 9 dtl's events
-for Performance Co-Pilot, 10 the selftests, 11-$n the perf tools
-support, its tests and docs.  The series
+Patch 1 adds the record format, 2-3 the driver's counting events and
+its build, 4 per-task context objects, 5 the dispatch trace log, 6-7 the
+steal time sources of x86 and arm64, 8-9 the documentation and
+MAINTAINERS, 10 a helper that reads counters without a system call, 11
+dtl's events for Performance Co-Pilot, 12 the selftests, 13-$n the perf
+tools support, its tests and docs.  The series
 applies to Linux 6.12 (checked on linux-source-6.12, $DTL_KREL, with
 git am); after each patch, the kernel's drivers/perf/, perf and the
 selftests build.'''
