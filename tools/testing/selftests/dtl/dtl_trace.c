@@ -787,12 +787,17 @@ TEST(drain_bounded)
 
 /*
  * Eight sessions on a busy CPU, as eight "perf record -a" would be: the
- * default poll period and AUX buffer size, and a ping-pong that switches
- * without a pause.  A timer pass cannot serve all of them within its
- * budget, so it is cut and resumed; while a session is more than half a
- * log behind it must resume soon enough that the log never laps it.
+ * default poll period, and a ping-pong that switches without a pause.  A
+ * timer pass cannot serve all of them within its budget, so it is cut and
+ * resumed; while a session is more than half a log behind it must resume
+ * soon enough that the log never laps it.  Nobody reads the AUX buffers
+ * during the run, as perf record would: they are large enough for all of
+ * it (8 MiB, over 8 compact records a round where the ping-pong makes 2
+ * to 4), so that only the log could lose records.
  */
 #define KEEP_UP_SESSIONS	8
+#define KEEP_UP_ROUNDS		30000
+#define KEEP_UP_RECORDS		(9 * KEEP_UP_ROUNDS)
 
 FIXTURE(keep_up) {
 	struct dtl_trace_buf t[KEEP_UP_SESSIONS];
@@ -803,7 +808,7 @@ FIXTURE(keep_up) {
 FIXTURE_SETUP(keep_up)
 {
 	self->open = 0;
-	self->r = calloc(MAX_RECORDS, sizeof(*self->r));
+	self->r = calloc(KEEP_UP_RECORDS, sizeof(*self->r));
 	ASSERT_NE(NULL, self->r);
 }
 
@@ -818,7 +823,7 @@ FIXTURE_TEARDOWN(keep_up)
 
 TEST_F_TIMEOUT(keep_up, eight_sessions, 300)
 {
-	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 10000 };
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = KEEP_UP_ROUNDS };
 	struct dtl_trace_buf *t = self->t;
 	size_t n[KEEP_UP_SESSIONS] = { 0 };
 	int i;
@@ -826,7 +831,7 @@ TEST_F_TIMEOUT(keep_up, eight_sessions, 300)
 	for (i = 0; i < KEEP_UP_SESSIONS; i++) {
 		self->open = i + 1;	/* closed in any case */
 		ASSERT_EQ(0, dtl_trace_open(&t[i], -1, pp.cpu, PERF_DTL_EVENT_TRACE,
-					    0, 0, 0, 256))
+					    0, 0, 0, 2048))
 			TH_LOG("session %d: %s", i, strerror(errno));
 	}
 	for (i = 0; i < KEEP_UP_SESSIONS; i++)
@@ -840,7 +845,7 @@ TEST_F_TIMEOUT(keep_up, eight_sessions, 300)
 		struct perf_dtl_entry *r = self->r;
 		size_t j;
 
-		n[i] = dtl_trace_take(&t[i], r, MAX_RECORDS);
+		n[i] = dtl_trace_take(&t[i], r, KEEP_UP_RECORDS);
 		for (j = 0; j < n[i]; j++) {
 			if (r[j].kind == PERF_DTL_KIND_LOST) {
 				lost += r[j].lost;
@@ -855,7 +860,7 @@ TEST_F_TIMEOUT(keep_up, eight_sessions, 300)
 		       lapped, lost);
 		EXPECT_EQ(0, t[i].bad);
 		EXPECT_GE(n[i], 2 * pp.rounds);
-		EXPECT_LT(n[i], MAX_RECORDS);
+		EXPECT_LT(n[i], KEEP_UP_RECORDS);
 		EXPECT_EQ(0, lapped);
 		EXPECT_EQ(0, lost);
 		EXPECT_EQ(0, gaps);
