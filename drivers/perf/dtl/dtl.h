@@ -329,7 +329,7 @@ static inline void dtl_compact_next(struct dtl_compact *s,
  */
 #define DTL_DRAIN_BUDGET_NS	5000ULL
 #define DTL_DRAIN_MAX_RECORDS	512
-#define DTL_DRAIN_CHECK		4
+#define DTL_DRAIN_CHECK		8
 #define DTL_DRAIN_RESUME_NS	50000ULL
 #define DTL_DRAIN_CATCHUP_NS	DTL_DRAIN_BUDGET_NS
 #define DTL_DRAIN_BATCH		64

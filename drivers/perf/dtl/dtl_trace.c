@@ -453,45 +453,53 @@ static u32 dtl_pid_in_ns(u32 nr, struct pid_namespace *ns)
 }
 
 /*
+ * The log names tasks in the initial namespace.  A reader in another gets
+ * them as it sees them, and 0 for a task it cannot see, whose identity
+ * and times it does not get either: @e as @t sees it, in @ns_e.  Out of
+ * line, off the drain's path for readers in the initial namespace.
+ */
+static noinline void dtl_ns_view(const struct dtl_trace *t,
+				 const struct perf_dtl_entry *e,
+				 struct perf_dtl_entry *ns_e)
+{
+	*ns_e = *e;
+	ns_e->prev_pid = dtl_pid_in_ns(e->prev_pid, t->ns);
+	ns_e->prev_tid = dtl_pid_in_ns(e->prev_tid, t->ns);
+	if (!ns_e->prev_tid) {
+		ns_e->prev_pid = 0;
+		if (e->kind != PERF_DTL_KIND_MIGRATE) {
+			ns_e->ran_ns = 0;
+			ns_e->steal_ns = 0;
+		}
+	}
+	if (e->kind != PERF_DTL_KIND_MIGRATE) {
+		ns_e->next_pid = dtl_pid_in_ns(e->next_pid, t->ns);
+		ns_e->next_tid = dtl_pid_in_ns(e->next_tid, t->ns);
+		if (!ns_e->next_tid) {
+			ns_e->next_pid = 0;
+			ns_e->wait_ns = 0;
+			ns_e->blocked_ns = 0;
+		}
+	}
+}
+
+/*
  * Prepare record @e for @t's AUX buffer at offset @off, into @o.  Returns
  * the bytes it takes there: in the compact format a long record that
- * would straddle the end of the buffer comes after a PAD slot.
+ * would straddle the end of the buffer comes after a PAD slot.  Inlined,
+ * as dtl_aux_put() is, into the drain's loop, which runs with interrupts
+ * off.
  */
-static unsigned int dtl_aux_prepare(struct dtl_trace *t,
-				    const struct dtl_aux *aux,
-				    unsigned long off,
-				    const struct perf_dtl_entry *e,
-				    struct dtl_out *o)
+static __always_inline unsigned int dtl_aux_prepare(struct dtl_trace *t,
+						    const struct dtl_aux *aux,
+						    unsigned long off,
+						    const struct perf_dtl_entry *e,
+						    struct dtl_out *o)
 {
 	o->view = e;
-	/*
-	 * The log names tasks in the initial namespace.  A reader in
-	 * another gets them as it sees them, and 0 for a task it cannot
-	 * see, whose identity and times it does not get either.
-	 */
 	if (t->ns != &init_pid_ns && e->kind != PERF_DTL_KIND_LOST) {
-		struct perf_dtl_entry *ns_e = &o->ns_e;
-
-		*ns_e = *e;
-		ns_e->prev_pid = dtl_pid_in_ns(e->prev_pid, t->ns);
-		ns_e->prev_tid = dtl_pid_in_ns(e->prev_tid, t->ns);
-		if (!ns_e->prev_tid) {
-			ns_e->prev_pid = 0;
-			if (e->kind != PERF_DTL_KIND_MIGRATE) {
-				ns_e->ran_ns = 0;
-				ns_e->steal_ns = 0;
-			}
-		}
-		if (e->kind != PERF_DTL_KIND_MIGRATE) {
-			ns_e->next_pid = dtl_pid_in_ns(e->next_pid, t->ns);
-			ns_e->next_tid = dtl_pid_in_ns(e->next_tid, t->ns);
-			if (!ns_e->next_tid) {
-				ns_e->next_pid = 0;
-				ns_e->wait_ns = 0;
-				ns_e->blocked_ns = 0;
-			}
-		}
-		o->view = ns_e;
+		dtl_ns_view(t, e, &o->ns_e);
+		o->view = &o->ns_e;
 	}
 	o->pad = false;
 	o->len = PERF_DTL_ENTRY_SIZE;
@@ -512,8 +520,9 @@ static unsigned int dtl_aux_prepare(struct dtl_trace *t,
  * Write @o, prepared for offset @off, to @t's AUX buffer: a compact
  * record is encoded in place (offsets are multiples of 32 bytes).
  */
-static void dtl_aux_put(struct dtl_trace *t, struct dtl_aux *aux,
-			unsigned long off, const struct dtl_out *o)
+static __always_inline void dtl_aux_put(struct dtl_trace *t,
+					struct dtl_aux *aux, unsigned long off,
+					const struct dtl_out *o)
 {
 	unsigned long mask = aux->size - 1;
 
