@@ -95,7 +95,7 @@ split=("$DTL_TOP"/patches/linux/driver/0002-*.patch "$DTL_TOP"/patches/linux/dri
 stage include/linux/perf/dtl_steal.h "${driver[@]}"
 for p in "${split[@]}"; do
 	g apply -R --index "$p" ||
-		die "series: ${p#"$DTL_TOP"/} does not come out of the tree's driver: testbed/series-split.sh extract DIR, fix, save DIR"
+		die "series: ${p#"$DTL_TOP"/} does not come out of the tree's driver: testbed/series-split.sh refresh"
 done
 printf '%s\n\n%s\n\nSigned-off-by: %s\n' "drivers/perf: Add the dtl PMU's counting events" \
 "Add dtl, a software PMU that reports what the scheduler does to tasks,
