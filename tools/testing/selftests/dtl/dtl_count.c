@@ -232,7 +232,11 @@ struct inherit_result {
 	struct dtl_sched attached;	/* the children's and root's, read by each */
 };
 
-static void inherit_root(int go_fd, int result_fd)
+/*
+ * @cpu >= 0: the family runs on that CPU only, pinned before its events
+ * exist, so the scheduler never moves a queued task of it.
+ */
+static void inherit_root(int go_fd, int result_fd, int cpu)
 {
 	struct inherit_result res = { 0 };
 	struct dtl_sched s;
@@ -241,6 +245,8 @@ static void inherit_root(int go_fd, int result_fd)
 	char c = 'q';
 	int i, r;
 
+	if (cpu >= 0 && dtl_pin_to(cpu))
+		_exit(1);
 	if (read(go_fd, &c, 1) != 1 || pipe(done) || pipe(last))
 		_exit(1);
 	for (i = 0; i < INHERIT_CHILDREN; i++) {
@@ -310,11 +316,14 @@ static void inherit_root(int go_fd, int result_fd)
  * are attached: every run that ended before the read, and the one in
  * progress, is a dispatch.
  * wait_ns is what the scheduler added to run_delay at those dispatches, so
- * at most the tasks' whole run_delay; run_delay also has the wait of a
- * queued task on a CPU the load balancer moved it from, which ends no
- * dispatch, so it is at least most of what the tasks had when they read it.
+ * at most the tasks' whole run_delay.  run_delay also has the wait of a
+ * queued task on a CPU the scheduler moved it from, which ends no
+ * dispatch: nothing else counts that part, so across CPUs wait_ns has no
+ * lower bound but its dispatches' (a CI run on 2 CPUs saw 72 % of what
+ * the tasks read).  On one CPU no queued task moves, and wait_ns is at
+ * least all the run_delay the tasks read while their events were attached.
  */
-TEST(inherit_fork)
+static void check_inherit_fork(struct __test_metadata *_metadata, int cpu)
 {
 	static const char * const names[] = {
 		"dispatches", "preemptions", "wait_ns"
@@ -332,7 +341,7 @@ TEST(inherit_fork)
 	root = fork();
 	ASSERT_GE(root, 0);
 	if (!root)
-		inherit_root(go[0], res[1]);
+		inherit_root(go[0], res[1], cpu);
 
 	ASSERT_EQ(0, dtl_wait_sleeping(root, root));
 	for (j = 0; j < 3; j++) {
@@ -370,11 +379,23 @@ TEST(inherit_fork)
 	EXPECT_LE(v[1], (long long)total.nivcsw);
 	EXPECT_LE(v[0] - v[1], (long long)total.nvcsw + ntasks);
 	EXPECT_LE(v[2], (long long)total.delay_ns);
-	EXPECT_GE(v[2], (long long)(seen.delay_ns * 3 / 4));
+	EXPECT_GE(v[2], cpu >= 0 ? (long long)seen.delay_ns : 1);
 
 	for (j = 0; j < 3; j++)
 		close(fd[j]);
 	close(cs_fd);
+}
+
+/* The family as the scheduler spreads it over the CPUs. */
+TEST(inherit_fork)
+{
+	check_inherit_fork(_metadata, -1);
+}
+
+/* The family on the last CPU: wait_ns bounded from both sides. */
+TEST(inherit_fork_one_cpu)
+{
+	check_inherit_fork(_metadata, dtl_last_cpu());
 }
 
 struct pingpong {
