@@ -22,8 +22,9 @@ for r in $(seq $ROUNDS); do
 	kill -INT $pid
 	wait $pid
 	grep -q dtl/dispatches/ /tmp/stat.txt || echo "P4 error: perf stat counted nothing"
-	# Per task, inherited: dtl against the task-clock software event.
-	for ev in dtl/dispatches/ task-clock; do
+	# Per task, inherited: dtl against the task-clock software event, and
+	# against context-switches, perf's own count of the same switches.
+	for ev in dtl/dispatches/ task-clock context-switches; do
 		echo "P4T $ev $(pipe_usecs perf stat -e $ev -o /tmp/stat.txt --)"
 	done
 	/dtl/dtl_readcost

@@ -34,6 +34,7 @@ function median(c,   i, j, t, a, k) {
 		if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
+function ok(c) { return c ? "met" : "not met" }
 function spread(c,   i, lo, hi) {
 	lo = hi = v[c, 1]
 	for (i = 2; i <= n[c]; i++) { if (v[c, i] < lo) lo = v[c, i]; if (v[c, i] > hi) hi = v[c, i] }
@@ -42,19 +43,27 @@ function spread(c,   i, lo, hi) {
 END {
 	if (!n["unloaded"] || !n["idle"] || !n["counting"]) { print "P4: no results"; exit 1 }
 	base = median("unloaded")
-	printf "%-34s %6s %12s %14s %8s %6s\n", "condition", "rounds", "median", "range", "ratio", "goal"
-	printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "dtl not loaded", n["unloaded"], base, spread("unloaded"), 1, ""
-	printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "dtl loaded, no event", n["idle"], median("idle"), spread("idle"), median("idle") / base, "<=1.01"
-	printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "perf stat -a dtl/dispatches,wait_ns/", n["counting"], median("counting"), spread("counting"), median("counting") / base, "<=1.05"
+	printf "%-36s %6s %12s %14s %8s %7s\n", "condition", "rounds", "median", "range", "ratio", "goal"
+	printf "%-36s %6d %12.3f %14s %8.4f\n", "dtl not loaded", n["unloaded"], base, spread("unloaded"), 1
+	x = median("idle") / base
+	printf "%-36s %6d %12.3f %14s %8.4f %7s %s\n", "dtl loaded, no event", n["idle"], median("idle"), spread("idle"), x, "<=1.005", ok(x <= 1.005)
+	x = median("counting") / base
+	printf "%-36s %6d %12.3f %14s %8.4f %7s %s\n", "perf stat -a dtl/dispatches,wait_ns/", n["counting"], median("counting"), spread("counting"), x, "<=1.01", ok(x <= 1.01)
 	if (n["task-clock"]) {
 		printf "\n# per task, inherited (perf stat -e EVENT -- perf bench sched pipe): usecs per round trip\n"
-		printf "%-34s %6d %12.3f %14s\n", "task-clock", n["task-clock"], median("task-clock"), spread("task-clock")
-		printf "%-34s %6d %12.3f %14s %8.4f %6s\n", "dtl/dispatches/", n["dtl/dispatches/"], median("dtl/dispatches/"), spread("dtl/dispatches/"), median("dtl/dispatches/") / median("task-clock"), "<=1.0"
+		tc = median("task-clock")
+		printf "%-36s %6d %12.3f %14s %8.4f\n", "task-clock", n["task-clock"], tc, spread("task-clock"), 1
+		if (n["context-switches"])
+			printf "%-36s %6d %12.3f %14s %8.4f\n", "context-switches", n["context-switches"], median("context-switches"), spread("context-switches"), median("context-switches") / tc
+		x = median("dtl/dispatches/") / tc
+		printf "%-36s %6d %12.3f %14s %8.4f %7s %s\n", "dtl/dispatches/", n["dtl/dispatches/"], median("dtl/dispatches/"), spread("dtl/dispatches/"), x, "<=1.0", ok(x <= 1.0)
+		if (n["context-switches"])
+			printf "%-36s %6s %12s %14s %8.4f\n", "dtl/dispatches/ / context-switches", "", "", "", median("dtl/dispatches/") / median("context-switches")
 	}
 	if (n["selfread"]) {
 		printf "\n# P3: reading a dtl counter of the calling task, ns per read (guest time)\n"
-		printf "%-34s %6d %12.1f\n", "read() system call", n["read"], median("read")
-		printf "%-34s %6d %12.1f %14s %8.1f %6s\n", "self-read from the mmap page", n["selfread"], median("selfread"), "x cheaper:", median("read") / median("selfread"), ">=10"
+		printf "%-36s %6d %12.1f\n", "read() system call", n["read"], median("read")
+		printf "%-36s %6d %12.1f %14s %8.1f %6s\n", "self-read from the mmap page", n["selfread"], median("selfread"), "x cheaper:", median("read") / median("selfread"), ">=10"
 	}
 }' "$log"
 fi
@@ -99,6 +108,7 @@ function median(key, n,   i, j, t, a) {
 		if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+function ok(c) { return c ? "met" : "not met" }
 function label(k) { return (k in name) ? name[k] : k }
 /^P1 [a-z0-9]+ [0-9.]+$/ { v["p1" $2, ++n1[$2]] = $3 }
 /^P2 [a-z]+ [0-9]+ [0-9]+$/ { v["p2" $2, ++n2[$2]] = $3 / ($4 ? $4 : 1) }
@@ -117,11 +127,12 @@ END {
 		x = median("p1" m[i], n1[m[i]]); r[m[i]] = x / base - 1
 		printf "  %-42s %10.3f %8.4f\n", label(m[i]), x, x / base
 	}
+	printf "  %-42s %10.3f %8s %s\n", "dtl overhead (ratio - 1)", r["dtl"], "goal<=0.05", ok(r["dtl"] <= 0.05)
 	if (n1["tracecmd"])
-		printf "  %-42s %10.3f %8s\n", "dtl overhead / trace-cmd overhead", r["dtl"] / r["tracecmd"], "goal<1"
+		printf "  %-42s %10.3f %8s %s\n", "dtl overhead / trace-cmd overhead", r["dtl"] / r["tracecmd"], "goal<1", ok(r["dtl"] < r["tracecmd"])
 	else
 		printf "  (no trace-cmd in the guest: make setup installs it)\n"
-	printf "  %-42s %10.3f %8s\n", "dtl overhead / tracepoint overhead", r["dtl"] / r["tracepoints"], "goal<=0.25"
+	printf "  %-42s %10.3f %8s %s\n", "dtl overhead / tracepoint overhead", r["dtl"] / r["tracepoints"], "goal<=0.25", ok(r["dtl"] / r["tracepoints"] <= 0.25)
 	if (n1["bpftrace"])
 		printf "  %-42s %10.3f\n", "dtl overhead / bpftrace runqlat overhead", r["dtl"] / r["bpftrace"]
 	else
@@ -135,7 +146,8 @@ END {
 			x = median("p1" fl[i], n1[fl[i]]); r[fl[i]] = x / base - 1
 			printf "  %-42s %10.3f %8.4f %8.2f\n", name[fl[i]], x, x / base, (r[fl[i]] > 0 ? r["dtl"] / r[fl[i]] : 0)
 		}
-		printf "  %-42s %10s %8s %8.2f %s\n", "dtl overhead / floor overhead", "", "", (r["floor"] > 0 ? r["dtl"] / r["floor"] : 0), "goal<=2"
+		x = r["floor"] > 0 ? r["dtl"] / r["floor"] : 0
+		printf "  %-42s %10s %8s %8.2f %s %s\n", "dtl overhead / floor overhead", "", "", x, "goal<=2", ok(r["floor"] > 0 && x <= 2)
 	}
 	if (n1["dtl8"]) {
 		printf "%-44s %10s %8s %8s %6s\n", "P1: dtl sessions at once (all CPUs each)", "median", "ratio", "vs 1", "lost"
@@ -151,11 +163,15 @@ END {
 		b[m[i]] = median("p2" m[i], n2[m[i]])
 		printf "  %-42s %10.1f %8.2f\n", label(m[i]), b[m[i]], b[m[i]] / b["dtl"]
 	}
+	if (b["dtl"] && b["tracepoints"])
+		printf "  %-42s %10s %8.2f %s %s\n", "tracepoints / dtl", "", b["tracepoints"] / b["dtl"], "goal>=4", ok(b["tracepoints"] >= 4 * b["dtl"])
 	printf "%-44s %10s %8s\n", "P5: perf script us per context switch", "median", "vs dtl"
 	for (i = 2; i <= 5; i++) if (n5[m[i]]) {
 		c[m[i]] = median("p5" m[i], n5[m[i]]) / 1000
 		printf "  %-42s %10.2f %8.2f\n", label(m[i]), c[m[i]], c[m[i]] / c["dtl"]
 	}
+	if (c["dtl"] && c["tracepoints"])
+		printf "  %-42s %10s %8.2f %s %s\n", "tracepoints / dtl", "", c["tracepoints"] / c["dtl"], "goal>=8", ok(c["tracepoints"] >= 8 * c["dtl"])
 	printf "P6: dtl records lost at default settings: %d in %d runs", lost, n6
 	if (n1["dtl8"])
 		printf ", %d with 8 sessions", glost["dtl8"]
