@@ -18,14 +18,18 @@ if [ ! -d $PMU ] || [ ! -f "$KO" ]; then
 fi
 ktap_set_plan 4
 
+# perf opens its event once it has started, which takes seconds on a slow
+# kernel (see dtl_hotplug.sh): wait for that, up to 30 s.
 perf stat -a -e dtl/dispatches/ sleep 2 >/dev/null 2>&1 &
 pid=$!
 i=0
-while [ "$(cat /sys/module/dtl_pmu/refcnt)" = 0 ] && [ $i -lt 100 ]; do
+while [ "$(cat /sys/module/dtl_pmu/refcnt)" = 0 ] && [ $i -lt 600 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
-if rmmod dtl_pmu 2>/dev/null; then
+if [ "$(cat /sys/module/dtl_pmu/refcnt)" = 0 ]; then
+	ktap_test_fail "rmmod refused while an event is open: perf opened no event in 30 s"
+elif rmmod dtl_pmu 2>/dev/null; then
 	ktap_test_fail "rmmod refused while an event is open"
 	insmod "$KO"
 else
