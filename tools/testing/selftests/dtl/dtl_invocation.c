@@ -1299,8 +1299,8 @@ TEST(cgroup_own_tasks)
 	 * The task, on one CPU, was asleep at both ends: its task event has
 	 * every dispatch's wait, what the scheduler added to run_delay.  The
 	 * cgroup event has the same waits, all of them unless perf left it
-	 * out of a dispatch (see above).  Charging the next task's wait instead was 58 ms off
-	 * over 62 dispatches.
+	 * out of a dispatch (see above).  Charging the next task's wait
+	 * instead was 58 ms off over 62 dispatches.
 	 */
 	EXPECT_EQ((long long)d.delay_ns, twait);
 	EXPECT_LE(wait, twait);
