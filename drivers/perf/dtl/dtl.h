@@ -594,7 +594,7 @@ void dtl_pmu_trace_module_exit(void);
 /*
  * dtl's per-task context object (perf's task_ctx_data for the dtl PMU).
  * @cookie names the inherited family of the context, as of its last full
- * switch-in or swap: contexts perf finds equivalent, and swaps instead of
+ * switch-in: contexts perf finds equivalent, and swaps instead of
  * switching, are of one family.  perf bumps the generation whenever events
  * are added or removed, without a switch-in, so between two the cookie may
  * be stale: it is a record for diagnostics, never a check.
