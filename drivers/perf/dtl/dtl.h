@@ -105,14 +105,15 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 
 	/*
 	 * Counters have no overflow interrupt and no privilege-level filter.
-	 * exclude_guest is accepted: perf sets it by default, and dtl counts
-	 * nothing in guest mode anyway.  exclude_kernel is left to the caller,
+	 * exclude_guest and exclude_hv are accepted: perf sets the first by
+	 * default, and both with ":u" (as its fallback for users at
+	 * perf_event_paranoid 2 does), and dtl counts nothing in guest or
+	 * hypervisor mode anyway.  exclude_kernel is left to the caller,
 	 * which accepts it for per-task events of user tasks only.
 	 */
 	if (attr->sample_period || attr->freq)
 		return -EOPNOTSUPP;
-	if (attr->exclude_user || attr->exclude_hv || attr->exclude_idle ||
-	    attr->exclude_host)
+	if (attr->exclude_user || attr->exclude_idle || attr->exclude_host)
 		return -EOPNOTSUPP;
 
 	return id - PERF_DTL_EVENT_DISPATCHES;

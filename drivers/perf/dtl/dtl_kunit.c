@@ -80,6 +80,12 @@ static void dtl_test_unsupported(struct kunit *test)
 	dtl_attr(&attr, PERF_DTL_EVENT_WAIT_NS);
 	attr.exclude_guest = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_WAIT_NS);
+	/* perf's ":u", and its fallback at perf_event_paranoid 2. */
+	dtl_attr(&attr, PERF_DTL_EVENT_WAIT_NS);
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.exclude_guest = 1;
+	KUNIT_EXPECT_EQ(test, dtl_parse(&attr), DTL_CNT_WAIT_NS);
 }
 
 static void dtl_test_wait(struct kunit *test)

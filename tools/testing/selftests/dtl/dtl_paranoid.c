@@ -67,7 +67,9 @@ static void try_opens(int result_fd)
 		int fd;
 
 		dtl_attr(&attr, trace ? "all" : "dispatches");
+		/* ":u", as perf sets it. */
 		attr.exclude_kernel = trace || i == TASK_COUNT_U;
+		attr.exclude_hv = attr.exclude_kernel;
 		fd = sys_perf_event_open(&attr, i < CPU_COUNT ? 0 : -1,
 					 i < CPU_COUNT ? -1 : 0, -1, 0);
 		err[i] = fd < 0 ? errno : 0;

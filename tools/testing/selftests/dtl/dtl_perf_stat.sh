@@ -21,7 +21,7 @@ fi
 # The counting events; the trace events (event=0x00) are for perf record.
 events=$(cd $PMU/events && grep -L 'event=0x00' $(ls | grep -v '\.'))
 nev=$(echo "$events" | wc -l)
-ktap_set_plan $((2 * nev + 11))
+ktap_set_plan $((2 * nev + 13))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -85,6 +85,36 @@ if is_number "$a" && [ "$a" -gt "$d" ]; then
 	ktap_test_pass "per task ($d) counts less than system wide ($a)"
 else
 	ktap_test_fail "per task ($d) vs system wide ($a)"
+fi
+
+# ":u" (perf sets exclude_kernel and exclude_hv) on one's own tasks: the
+# same runs are counted.  And what an unprivileged user types at
+# perf_event_paranoid 2, where perf falls back to ":u" when the kernel
+# refuses the event without it: the user's own tasks are counted.
+ten_sleeps='for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.01; done'
+perf stat -x, -e dtl/dispatches/u,dtl/wait_ns/u -- sh -c "$ten_sleeps" \
+	2>"$tmp/out"
+d=$(value_of "$tmp/out" dtl/dispatches/u)
+w=$(value_of "$tmp/out" dtl/wait_ns/u)
+if is_number "$d" && is_number "$w" && [ "$d" -ge 20 ]; then
+	ktap_test_pass "perf stat dtl/dispatches/u: dispatches $d, wait_ns $w"
+else
+	cat "$tmp/out"
+	ktap_test_fail "perf stat dtl/dispatches/u: '$d', wait_ns/u '$w'"
+fi
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+echo 2 >/proc/sys/kernel/perf_event_paranoid
+su -s /bin/sh nobody -c "perf stat -x, -e dtl/dispatches/,dtl/wait_ns/ -- \
+	sh -c '$ten_sleeps'" 2>"$tmp/out"
+echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
+# perf names the events it fell back for with their new modifier.
+d=$(value_of "$tmp/out" dtl/dispatches/u)
+w=$(value_of "$tmp/out" dtl/wait_ns/u)
+if is_number "$d" && is_number "$w" && [ "$d" -ge 20 ]; then
+	ktap_test_pass "as nobody at perf_event_paranoid 2: dispatches $d, wait_ns $w"
+else
+	cat "$tmp/out"
+	ktap_test_fail "as nobody at perf_event_paranoid 2: '$d', wait_ns '$w'"
 fi
 
 # Attached to a running process (-p), per thread (--per-thread): a line
