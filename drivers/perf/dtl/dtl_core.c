@@ -551,6 +551,21 @@ static int dtl_allow_trace(void)
 #endif
 }
 
+/*
+ * May the caller open a CPU-wide event?  perf core decides that itself,
+ * but only after event_init (in find_get_context()); dtl asks first where
+ * its own refusal would hide perf core's (see dtl_event_init()).  As for
+ * trace events, the module asks for the capability at every level.
+ */
+static int dtl_allow_cpu(void)
+{
+#if IS_BUILTIN(CONFIG_PERF_DTL)
+	return perf_allow_cpu() ? -EACCES : 0;
+#else
+	return perfmon_capable() ? 0 : -EACCES;
+#endif
+}
+
 /* Will perf put @event in dtl's own context? */
 static bool dtl_in_own_context(struct perf_event *event)
 {
@@ -588,10 +603,19 @@ static int dtl_event_init(struct perf_event *event)
 	 * who can read /proc/<pid>/schedstat: a counting event of a user task
 	 * may exclude the kernel (as perf does for users at
 	 * perf_event_paranoid 2); it changes nothing in what is counted.
+	 * A CPU-wide counter counts kernel threads too and cannot exclude
+	 * them.  But perf asks for that (":u") when the kernel refused a user
+	 * the CPU-wide event that did not exclude the kernel: that user must
+	 * hear what perf core would answer next, EACCES, not EOPNOTSUPP.
 	 */
-	if (idx < DTL_NR_COUNTERS && event->attr.exclude_kernel &&
-	    (!event->hw.target || (event->hw.target->flags & PF_KTHREAD)))
-		return -EOPNOTSUPP;
+	if (idx < DTL_NR_COUNTERS && event->attr.exclude_kernel) {
+		if (!event->hw.target) {
+			ret = dtl_allow_cpu();
+			return ret ? ret : -EOPNOTSUPP;
+		}
+		if (event->hw.target->flags & PF_KTHREAD)
+			return -EOPNOTSUPP;
+	}
 
 	if (event->cpu >= 0 && !cpu_online(event->cpu))
 		return -ENODEV;

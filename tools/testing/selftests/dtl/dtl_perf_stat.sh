@@ -21,7 +21,7 @@ fi
 # The counting events; the trace events (event=0x00) are for perf record.
 events=$(cd $PMU/events && grep -L 'event=0x00' $(ls | grep -v '\.'))
 nev=$(echo "$events" | wc -l)
-ktap_set_plan $((2 * nev + 13))
+ktap_set_plan $((2 * nev + 14))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -115,6 +115,20 @@ if is_number "$d" && is_number "$w" && [ "$d" -ge 20 ]; then
 else
 	cat "$tmp/out"
 	ktap_test_fail "as nobody at perf_event_paranoid 2: '$d', wait_ns '$w'"
+fi
+
+# The same user asking for a CPU-wide count: perf's permission error (perf
+# retries with ":u", which dtl cannot count CPU wide: it must still be
+# refused for the permission, not as "<not supported>").
+echo 2 >/proc/sys/kernel/perf_event_paranoid
+su -s /bin/sh nobody -c "perf stat -x, -a -e dtl/dispatches/ sleep 0.05" \
+	>"$tmp/out" 2>&1
+echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
+if grep -q paranoid "$tmp/out" && ! grep -q "not supported" "$tmp/out"; then
+	ktap_test_pass "as nobody at perf_event_paranoid 2, perf stat -a: refused for the permission"
+else
+	cat "$tmp/out"
+	ktap_test_fail "as nobody at perf_event_paranoid 2, perf stat -a: not refused for the permission"
 fi
 
 # Attached to a running process (-p), per thread (--per-thread): a line
