@@ -124,11 +124,12 @@ echo 2 >/proc/sys/kernel/perf_event_paranoid
 su -s /bin/sh nobody -c "perf stat -x, -a -e dtl/dispatches/ sleep 0.05" \
 	>"$tmp/out" 2>&1
 echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
+m="as nobody at perf_event_paranoid 2, perf stat -a"
 if grep -q paranoid "$tmp/out" && ! grep -q "not supported" "$tmp/out"; then
-	ktap_test_pass "as nobody at perf_event_paranoid 2, perf stat -a: refused for the permission"
+	ktap_test_pass "$m: refused for the permission"
 else
 	cat "$tmp/out"
-	ktap_test_fail "as nobody at perf_event_paranoid 2, perf stat -a: not refused for the permission"
+	ktap_test_fail "$m: not refused for the permission"
 fi
 
 # Attached to a running process (-p), per thread (--per-thread): a line
