@@ -70,7 +70,6 @@ static_assert(sizeof(struct perf_dtl_short) == PERF_DTL_SLOT_SIZE);
 
 #define DTL_LOG_MIN		64
 #define DTL_LOG_MAX		BIT(20)
-#define DTL_AUX_MIN_PAGES	2
 
 /* A trace event's AUX buffer, mapped contiguously. */
 struct dtl_aux {
@@ -993,9 +992,9 @@ void *dtl_pmu_setup_aux(struct perf_event *event, void **pages, int nr_pages,
 		pr_info_ratelimited("a counting event has no AUX buffer: use a trace event such as dtl/all/\n");
 		return NULL;
 	}
-	if (nr_pages < DTL_AUX_MIN_PAGES) {
+	if (nr_pages < PERF_DTL_AUX_MIN_PAGES) {
 		pr_info_ratelimited("AUX buffer of %d page(s) is too small: %d at least\n",
-				    nr_pages, DTL_AUX_MIN_PAGES);
+				    nr_pages, PERF_DTL_AUX_MIN_PAGES);
 		return NULL;
 	}
 

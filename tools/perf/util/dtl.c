@@ -16,6 +16,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -775,6 +776,14 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 			pr_err("dtl: the sample period is the poll interval in ns: use -c, not -F\n");
 			return -EINVAL;
 		}
+		if (opts->user_interval != ULLONG_MAX &&
+		    (opts->user_interval < PERF_DTL_POLL_MIN_NS ||
+		     opts->user_interval > PERF_DTL_POLL_MAX_NS)) {
+			pr_err("dtl: the sample period is the poll interval in ns: -c %" PRIu64 " is not from %" PRIu64 " (100 us) to %" PRIu64 " (1 s)\n",
+			       opts->user_interval, (u64)PERF_DTL_POLL_MIN_NS,
+			       (u64)PERF_DTL_POLL_MAX_NS);
+			return -EINVAL;
+		}
 		/* The poll interval: -c, or the PMU's default. */
 		evsel->core.attr.freq = 0;
 		if (opts->user_interval == ULLONG_MAX)
@@ -812,6 +821,12 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 	if (opts->full_auxtrace && !opts->auxtrace_mmap_pages) {
 		/* 1 MiB: 32768 compact records. */
 		opts->auxtrace_mmap_pages = (1024 * 1024) / page_size;
+	}
+	if (opts->full_auxtrace &&
+	    opts->auxtrace_mmap_pages < PERF_DTL_AUX_MIN_PAGES) {
+		pr_err("dtl: an AUX buffer of %u page(s) is too small: -m ,%d at least\n",
+		       opts->auxtrace_mmap_pages, PERF_DTL_AUX_MIN_PAGES);
+		return -EINVAL;
 	}
 
 	/*

@@ -287,4 +287,7 @@ struct perf_dtl_short {
 #define PERF_DTL_POLL_MIN_NS		100000ULL	/* 100 us */
 #define PERF_DTL_POLL_MAX_NS		1000000000ULL	/* 1 s */
 
+/* The smallest AUX buffer a trace event takes, in pages. */
+#define PERF_DTL_AUX_MIN_PAGES		2
+
 #endif /* _UAPI_LINUX_PERF_DTL_H */

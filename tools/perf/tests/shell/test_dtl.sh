@@ -322,6 +322,16 @@ grep -q 'counting event' "$tmp/bad.err" ||
 perf record -o "$tmp/bad" -F 100 -e dtl/all/ -a -- true 2>"$tmp/bad.err" &&
 	fail "perf record accepted -F for dtl"
 grep -q 'use -c' "$tmp/bad.err" || fail "no message for -F: $(cat "$tmp/bad.err")"
+# The poll interval's range, and the AUX buffer's least size: else the
+# kernel's EINVAL and ENOMEM reach the user as perf's generic messages.
+perf record -o "$tmp/bad" -c 1000 -e dtl/all/ -a -- true 2>"$tmp/bad.err" &&
+	fail "perf record accepted a poll interval of 1000 ns"
+grep -q 'is not from 100000' "$tmp/bad.err" ||
+	fail "no message for -c 1000: $(cat "$tmp/bad.err")"
+perf record -o "$tmp/bad" -m ,1 -e dtl/all/ -a -- true 2>"$tmp/bad.err" &&
+	fail "perf record accepted a 1-page AUX buffer"
+grep -q 'too small' "$tmp/bad.err" ||
+	fail "no message for -m ,1: $(cat "$tmp/bad.err")"
 # One AUX buffer per CPU: a second trace event would share it.
 perf record -o "$tmp/bad" -e dtl/all/ -e dtl/preempt/ -a -- true 2>"$tmp/bad.err" &&
 	fail "perf record accepted two dtl trace events"
