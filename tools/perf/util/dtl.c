@@ -16,7 +16,6 @@
  */
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -779,9 +778,9 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 		if (opts->user_interval != ULLONG_MAX &&
 		    (opts->user_interval < PERF_DTL_POLL_MIN_NS ||
 		     opts->user_interval > PERF_DTL_POLL_MAX_NS)) {
-			pr_err("dtl: the sample period is the poll interval in ns: -c %" PRIu64 " is not from %" PRIu64 " (100 us) to %" PRIu64 " (1 s)\n",
-			       opts->user_interval, (u64)PERF_DTL_POLL_MIN_NS,
-			       (u64)PERF_DTL_POLL_MAX_NS);
+			pr_err("dtl: the sample period is the poll interval in ns: -c %llu is not from %llu (100 us) to %llu (1 s)\n",
+			       (unsigned long long)opts->user_interval,
+			       PERF_DTL_POLL_MIN_NS, PERF_DTL_POLL_MAX_NS);
 			return -EINVAL;
 		}
 		/* The poll interval: -c, or the PMU's default. */
