@@ -89,6 +89,9 @@ struct dtl_trace {
 	u64			last_time;	/* of the last record delivered */
 	/* Per-task events: the task on the CPU in the window being read. */
 	u32			running;
+	/* It had an AUX buffer once; the log was told that it had none. */
+	bool			had_aux;
+	bool			told_no_aux;
 	/* The reader's pid namespace: records name tasks as it sees them. */
 	struct pid_namespace	*ns;
 	/* Per-task events: do not deliver a record twice on @last_cpu. */
@@ -700,7 +703,17 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		memset(&t->enc, 0, sizeof(t->enc));
 	}
 	if (!aux) {
-		/* No buffer, or it is going away: what we have is lost. */
+		/*
+		 * No buffer, or it is going away: what we have is lost.  A
+		 * reader that never had one (a perf without dtl's decoder
+		 * maps none) loses it all, with no LOST record to say so:
+		 * the kernel log does, once.
+		 */
+		if (!t->had_aux && !t->told_no_aux) {
+			t->told_no_aux = true;
+			pr_notice_ratelimited("a trace event of %s has no AUX buffer: its records are lost (perf records dtl with dtl's decoder only)\n",
+					      ((struct dtl_user *)t->event->pmu_private)->comm);
+		}
 		for (; seq < head && dtl_budget_take(b); seq++)
 			if (dtl_filter_match(&t->filter, &log[seq & mask],
 					     running))
@@ -708,6 +721,8 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		t->cursor = seq;
 		return seq - first;
 	}
+
+	t->had_aux = true;
 
 	/*
 	 * Per-task events that write a CPU's records to one buffer (an

@@ -998,4 +998,37 @@ TEST(bad_aux)
 	EXPECT_EQ(0, dtl_hook_users());
 }
 
+/*
+ * A trace event whose reader maps no AUX buffer, as a perf without dtl's
+ * decoder does, loses every record with no LOST record to say so: the
+ * kernel log says so, once for the event.
+ */
+TEST(no_aux_buffer_told)
+{
+	struct perf_event_attr attr;
+	char buf[8192];
+	int kmsg, fd, told = 0, i;
+	ssize_t n;
+
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kmsg < 0)
+		SKIP(return, "cannot read /dev/kmsg: %s", strerror(errno));
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+	ASSERT_EQ(0, dtl_pin_to(0));
+	dtl_attr(&attr, "all");
+	attr.sample_period = 1000000;	/* a drain every ms */
+	fd = sys_perf_event_open(&attr, -1, 0, -1, 0);
+	ASSERT_GE(fd, 0) TH_LOG("open: %s", strerror(errno));
+	for (i = 0; i < 50; i++)
+		usleep(1000);
+	close(fd);
+	while ((n = read(kmsg, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		told += !!strstr(buf, "has no AUX buffer: its records are lost");
+	}
+	close(kmsg);
+	EXPECT_EQ(1, told);
+	EXPECT_EQ(0, dtl_hook_users());
+}
+
 TEST_HARNESS_MAIN
