@@ -361,8 +361,8 @@ static void dtl_task_ctx_add(struct perf_event *event)
  * events out and in: the events keep counting, which is right for an
  * inherited family since its counts are summed anyway.  O(1): the
  * per-task objects stay with their tasks, and the switch is counted.
- * Called with both contexts locked, interrupts disabled, at every switch
- * between two tasks of a family: nothing more is done here.
+ * Called with both contexts locked, interrupts disabled, whenever perf
+ * finds the two contexts of a switch equivalent: nothing more is done.
  *
  * perf proved the equivalence under both locks; the cookies, taken at the
  * last full switch-in, name one family, and may be stale by now (an event
@@ -603,18 +603,22 @@ static int dtl_event_init(struct perf_event *event)
 	 * who can read /proc/<pid>/schedstat: a counting event of a user task
 	 * may exclude the kernel (as perf does for users at
 	 * perf_event_paranoid 2); it changes nothing in what is counted.
-	 * A CPU-wide counter counts kernel threads too and cannot exclude
-	 * them.  But perf asks for that (":u") when the kernel refused a user
-	 * the CPU-wide event that did not exclude the kernel: that user must
-	 * hear what perf core would answer next, EACCES, not EOPNOTSUPP.
+	 * A counter with no task (CPU-wide or cgroup) counts kernel threads
+	 * too, and one of a kernel thread counts nothing else: neither can
+	 * exclude the kernel.  But perf asks for that (":u") when the kernel
+	 * refused a user the event that did not exclude it, and perf core
+	 * checks the right to a CPU or to another's task only after
+	 * event_init: a user who lacks it must hear EACCES, as perf core
+	 * would answer, not EOPNOTSUPP.  (Only CAP_PERFMON gives the right to
+	 * count a kernel thread here: ptrace_may_access() is not exported.)
 	 */
 	if (idx < DTL_NR_COUNTERS && event->attr.exclude_kernel) {
 		if (!event->hw.target) {
 			ret = dtl_allow_cpu();
-			return ret ? ret : -EOPNOTSUPP;
+			return ret ? : -EOPNOTSUPP;
 		}
 		if (event->hw.target->flags & PF_KTHREAD)
-			return -EOPNOTSUPP;
+			return perfmon_capable() ? -EOPNOTSUPP : -EACCES;
 	}
 
 	if (event->cpu >= 0 && !cpu_online(event->cpu))

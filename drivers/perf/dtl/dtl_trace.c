@@ -89,9 +89,13 @@ struct dtl_trace {
 	u64			last_time;	/* of the last record delivered */
 	/* Per-task events: the task on the CPU in the window being read. */
 	u32			running;
-	/* It had an AUX buffer once; the log was told that it had none. */
+	/*
+	 * Of an event that is not inherited, for itself and its inherited
+	 * copies: it was started, and it got an AUX buffer (perf maps one
+	 * for the event it opened, never for a copy).
+	 */
+	bool			started;
 	bool			had_aux;
-	bool			told_no_aux;
 	/* The reader's pid namespace: records name tasks as it sees them. */
 	struct pid_namespace	*ns;
 	/* Per-task events: do not deliver a record twice on @last_cpu. */
@@ -703,17 +707,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		memset(&t->enc, 0, sizeof(t->enc));
 	}
 	if (!aux) {
-		/*
-		 * No buffer, or it is going away: what we have is lost.  A
-		 * reader that never had one (a perf without dtl's decoder
-		 * maps none) loses it all, with no LOST record to say so:
-		 * the kernel log does, once.
-		 */
-		if (!t->had_aux && !t->told_no_aux) {
-			t->told_no_aux = true;
-			pr_notice_ratelimited("a trace event of %s has no AUX buffer: its records are lost (perf records dtl with dtl's decoder only)\n",
-					      ((struct dtl_user *)t->event->pmu_private)->comm);
-		}
+		/* No buffer, or it is going away: what we have is lost. */
 		for (; seq < head && dtl_budget_take(b); seq++)
 			if (dtl_filter_match(&t->filter, &log[seq & mask],
 					     running))
@@ -721,8 +715,6 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		t->cursor = seq;
 		return seq - first;
 	}
-
-	t->had_aux = true;
 
 	/*
 	 * Per-task events that write a CPU's records to one buffer (an
@@ -903,6 +895,7 @@ void dtl_pmu_trace_start(struct perf_event *event)
 	struct dtl_trace *t = dtl_trace_of(event);
 	int cpu = smp_processor_id();
 
+	WRITE_ONCE(dtl_trace_of(event->parent ? : event)->started, true);
 	if (!dtl_trace_per_task(t)) {
 		t->cursor = dc->head;
 		t->period_ns = dtl_trace_period(event);
@@ -987,6 +980,17 @@ void dtl_pmu_trace_fini(struct perf_event *event)
 	struct dtl_user *u = event->pmu_private;
 	struct dtl_trace *t = u->trace_state;
 
+	/*
+	 * An event that ran without ever getting an AUX buffer (a perf
+	 * without dtl's decoder maps none) delivered nothing, and had no
+	 * buffer for a LOST record to say so: the kernel log says it,
+	 * once for the event and its inherited copies, which are gone by
+	 * now.  Process context, unlike the drains.
+	 */
+	if (!event->parent && READ_ONCE(t->started) && !READ_ONCE(t->had_aux))
+		pr_notice_ratelimited("a trace event of %s had no AUX buffer: what it logged is lost (perf records dtl with dtl's decoder only)\n",
+				      u->comm);
+
 	/* Stopped, so off its CPU's list: the drain timer cannot see it. */
 	WARN_ON_ONCE(!list_empty(&t->node));
 	WARN_ON_ONCE(t->held_aux);
@@ -1026,6 +1030,7 @@ void *dtl_pmu_setup_aux(struct perf_event *event, void **pages, int nr_pages,
 	aux->size = (unsigned long)nr_pages << PAGE_SHIFT;
 	aux->overwrite = overwrite;
 	kfree(pglist);
+	WRITE_ONCE(dtl_trace_of(event->parent ? : event)->had_aux, true);
 	dtl_pmu_user_transient(event, NULL);
 	return aux;
 

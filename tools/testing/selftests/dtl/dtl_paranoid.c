@@ -3,12 +3,12 @@
  * dtl events opened by an unprivileged user at each perf_event_paranoid
  * level: the errno perf's rules give, and nothing else.
  *
- *   level  task     task     task      CPU      CPU       CPU
- *          count    count:u  trace:u   count    count:u   trace:u
- *    -1     ok       ok       EACCES    ok       EACCES    EACCES
- *     0     ok       ok       EACCES    ok       EACCES    EACCES
- *     1     ok       ok       EACCES    EACCES   EACCES    EACCES
- *     2     EACCES   ok       EACCES    EACCES   EACCES    EACCES
+ *   level  task    task     task     kthreadd  CPU     CPU      CPU
+ *          count   count:u  trace:u  count:u   count   count:u  trace:u
+ *    -1    ok      ok       EACCES   EACCES    ok      EACCES   EACCES
+ *     0    ok      ok       EACCES   EACCES    ok      EACCES   EACCES
+ *     1    ok      ok       EACCES   EACCES    EACCES  EACCES   EACCES
+ *     2    EACCES  ok       EACCES   EACCES    EACCES  EACCES   EACCES
  *
  * At level 2 an event that does not exclude the kernel needs the privilege
  * to profile it: a counter of the user's own task may exclude the kernel
@@ -18,9 +18,11 @@
  * perf's tracepoint rule relaxes at -1).  A CPU-wide counter cannot
  * exclude the kernel (EOPNOTSUPP), but perf asks for ":u" at level 2
  * after the kernel refused the CPU-wide event: without CAP_PERFMON that
- * is EACCES, at every level for the same reason.  With CAP_PERFMON alone,
- * the same user may open everything else.  A reader in its own pid namespace gets
- * the pids it sees, and nothing of the tasks it does not.
+ * is EACCES, at every level for the same reason, and so is a ":u"
+ * count of a kernel thread, which is not the user's to count.  With
+ * CAP_PERFMON alone, the same user may open everything else.  A reader
+ * in its own pid namespace gets the pids it sees, and nothing of the
+ * tasks it does not.
  */
 #define _GNU_SOURCE
 #include <linux/capability.h>
@@ -39,14 +41,16 @@
 #define NOBODY		65534
 
 enum {
-	TASK_COUNT, TASK_COUNT_U, TASK_TRACE, CPU_COUNT, CPU_COUNT_U, CPU_TRACE,
-	NR_OPENS
+	TASK_COUNT, TASK_COUNT_U, TASK_TRACE, KTHREAD_COUNT_U, CPU_COUNT,
+	CPU_COUNT_U, CPU_TRACE, NR_OPENS
 };
 
 static const char * const open_names[NR_OPENS] = {
-	"task count", "task count:u", "task trace:u", "CPU count",
-	"CPU count:u", "CPU trace:u",
+	"task count", "task count:u", "task trace:u", "kthreadd count:u",
+	"CPU count", "CPU count:u", "CPU trace:u",
 };
+
+#define KTHREADD	2
 
 static int write_paranoid(int level)
 {
@@ -77,9 +81,11 @@ static void try_opens(int result_fd)
 		dtl_attr(&attr, trace ? "all" : "dispatches");
 		/* ":u", as perf sets it. */
 		attr.exclude_kernel = trace || i == TASK_COUNT_U ||
-				      i == CPU_COUNT_U;
+				      i == KTHREAD_COUNT_U || i == CPU_COUNT_U;
 		attr.exclude_hv = attr.exclude_kernel;
-		fd = sys_perf_event_open(&attr, i < CPU_COUNT ? 0 : -1,
+		fd = sys_perf_event_open(&attr,
+					 i < KTHREAD_COUNT_U ? 0 :
+					 i == KTHREAD_COUNT_U ? KTHREADD : -1,
 					 i < CPU_COUNT ? -1 : 0, -1, 0);
 		err[i] = fd < 0 ? errno : 0;
 		if (fd >= 0 && trace) {
@@ -125,27 +131,28 @@ FIXTURE_VARIANT(paranoid)
 
 FIXTURE_VARIANT_ADD(paranoid, minus_1)
 {
-	.level = -1, .want = { 0, 0, EACCES, 0, EACCES, EACCES },
+	.level = -1, .want = { 0, 0, EACCES, EACCES, 0, EACCES, EACCES },
 };
 
 FIXTURE_VARIANT_ADD(paranoid, level_0)
 {
-	.level = 0, .want = { 0, 0, EACCES, 0, EACCES, EACCES },
+	.level = 0, .want = { 0, 0, EACCES, EACCES, 0, EACCES, EACCES },
 };
 
 FIXTURE_VARIANT_ADD(paranoid, level_1)
 {
-	.level = 1, .want = { 0, 0, EACCES, EACCES, EACCES, EACCES },
+	.level = 1, .want = { 0, 0, EACCES, EACCES, EACCES, EACCES, EACCES },
 };
 
 FIXTURE_VARIANT_ADD(paranoid, level_2)
 {
-	.level = 2, .want = { EACCES, 0, EACCES, EACCES, EACCES, EACCES },
+	.level = 2, .want = { EACCES, 0, EACCES, EACCES, EACCES, EACCES, EACCES },
 };
 
 FIXTURE_VARIANT_ADD(paranoid, level_2_perfmon)
 {
-	.level = 2, .perfmon = 1, .want = { 0, 0, 0, 0, EOPNOTSUPP, 0 },
+	.level = 2, .perfmon = 1,
+	.want = { 0, 0, 0, EOPNOTSUPP, 0, EOPNOTSUPP, 0 },
 };
 
 /* Become nobody, keeping CAP_PERFMON in the effective set if @perfmon. */

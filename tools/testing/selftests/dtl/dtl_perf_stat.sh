@@ -23,7 +23,15 @@ events=$(cd $PMU/events && grep -L 'event=0x00' $(ls | grep -v '\.'))
 nev=$(echo "$events" | wc -l)
 ktap_set_plan $((2 * nev + 14))
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# Tests below run perf as nobody at perf_event_paranoid 2: the level is
+# put back however the script ends.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+cleanup() {
+	echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
 
 # perf stat -x, prints "value,unit,event,...": the value must be a number.
 value_of() {
@@ -102,7 +110,6 @@ else
 	cat "$tmp/out"
 	ktap_test_fail "perf stat dtl/dispatches/u: '$d', wait_ns/u '$w'"
 fi
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 echo 2 >/proc/sys/kernel/perf_event_paranoid
 su -s /bin/sh nobody -c "perf stat -x, -e dtl/dispatches/,dtl/wait_ns/ -- \
 	sh -c '$ten_sleeps'" 2>"$tmp/out"

@@ -1001,14 +1001,17 @@ TEST(bad_aux)
 /*
  * A trace event whose reader maps no AUX buffer, as a perf without dtl's
  * decoder does, loses every record with no LOST record to say so: the
- * kernel log says so, once for the event.
+ * kernel log says so when the event is closed, once for the event and
+ * its inherited copies.  A CPU-wide event, and a per-task event inherited
+ * by a child that runs: two lines.
  */
 TEST(no_aux_buffer_told)
 {
 	struct perf_event_attr attr;
 	char buf[8192];
-	int kmsg, fd, told = 0, i;
+	int kmsg, fd, told = 0, i, status;
 	ssize_t n;
+	pid_t pid;
 
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kmsg < 0)
@@ -1018,16 +1021,30 @@ TEST(no_aux_buffer_told)
 	dtl_attr(&attr, "all");
 	attr.sample_period = 1000000;	/* a drain every ms */
 	fd = sys_perf_event_open(&attr, -1, 0, -1, 0);
-	ASSERT_GE(fd, 0) TH_LOG("open: %s", strerror(errno));
+	ASSERT_GE(fd, 0) TH_LOG("CPU-wide open: %s", strerror(errno));
 	for (i = 0; i < 50; i++)
 		usleep(1000);
 	close(fd);
+
+	attr.inherit = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0) TH_LOG("per-task open: %s", strerror(errno));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		for (i = 0; i < 20; i++)
+			usleep(1000);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(fd);
+
 	while ((n = read(kmsg, buf, sizeof(buf) - 1)) > 0) {
 		buf[n] = '\0';
-		told += !!strstr(buf, "has no AUX buffer: its records are lost");
+		told += !!strstr(buf, "had no AUX buffer: what it logged is lost");
 	}
 	close(kmsg);
-	EXPECT_EQ(1, told);
+	EXPECT_EQ(2, told);
 	EXPECT_EQ(0, dtl_hook_users());
 }
 
