@@ -76,18 +76,23 @@ fi
 # Per task, with inheritance: a shell forking ten sleeps.  Each sleep runs
 # at least twice (exec, then wake-up after the sleep), so at least twenty
 # dispatches; and not system wide: far fewer than the whole machine's.
+ten_sleeps='for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.01; done'
+# check_ten_sleeps NAME SUFFIX: the dispatches (d) and wait_ns (w) perf
+# stat wrote to $tmp/out, under the event names ending in SUFFIX.
+check_ten_sleeps() {
+	d=$(value_of "$tmp/out" "dtl/dispatches/$2")
+	w=$(value_of "$tmp/out" "dtl/wait_ns/$2")
+	if is_number "$d" && is_number "$w" && [ "$d" -ge 20 ]; then
+		ktap_test_pass "$1: dispatches $d, wait_ns $w"
+	else
+		cat "$tmp/out"
+		ktap_test_fail "$1: dispatches '$d', wait_ns '$w'"
+	fi
+}
 perf stat -x, -e dtl/dispatches/,dtl/wait_ns/,dtl/preemptions/ -- \
-	sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.01; done' 2>"$tmp/out"
-d=$(value_of "$tmp/out" dtl/dispatches/)
-w=$(value_of "$tmp/out" dtl/wait_ns/)
-if is_number "$d" && is_number "$w" && [ "$d" -ge 20 ]; then
-	ktap_test_pass "per task with inherit: dispatches $d, wait_ns $w"
-else
-	cat "$tmp/out"
-	ktap_test_fail "per task with inherit: dispatches '$d', wait_ns '$w'"
-fi
-perf stat -x, -a -e dtl/dispatches/ -- \
-	sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.01; done' 2>"$tmp/all"
+	sh -c "$ten_sleeps" 2>"$tmp/out"
+check_ten_sleeps "per task with inherit" ""
+perf stat -x, -a -e dtl/dispatches/ -- sh -c "$ten_sleeps" 2>"$tmp/all"
 a=$(value_of "$tmp/all" dtl/dispatches/)
 if is_number "$a" && [ "$a" -gt "$d" ]; then
 	ktap_test_pass "per task ($d) counts less than system wide ($a)"
@@ -99,30 +104,15 @@ fi
 # same runs are counted.  And what an unprivileged user types at
 # perf_event_paranoid 2, where perf falls back to ":u" when the kernel
 # refuses the event without it: the user's own tasks are counted.
-ten_sleeps='for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.01; done'
 perf stat -x, -e dtl/dispatches/u,dtl/wait_ns/u -- sh -c "$ten_sleeps" \
 	2>"$tmp/out"
-d=$(value_of "$tmp/out" dtl/dispatches/u)
-w=$(value_of "$tmp/out" dtl/wait_ns/u)
-if is_number "$d" && is_number "$w" && [ "$d" -ge 20 ]; then
-	ktap_test_pass "perf stat dtl/dispatches/u: dispatches $d, wait_ns $w"
-else
-	cat "$tmp/out"
-	ktap_test_fail "perf stat dtl/dispatches/u: '$d', wait_ns/u '$w'"
-fi
+check_ten_sleeps "perf stat dtl/dispatches/u,dtl/wait_ns/u" u
 echo 2 >/proc/sys/kernel/perf_event_paranoid
 su -s /bin/sh nobody -c "perf stat -x, -e dtl/dispatches/,dtl/wait_ns/ -- \
 	sh -c '$ten_sleeps'" 2>"$tmp/out"
 echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 # perf names the events it fell back for with their new modifier.
-d=$(value_of "$tmp/out" dtl/dispatches/u)
-w=$(value_of "$tmp/out" dtl/wait_ns/u)
-if is_number "$d" && is_number "$w" && [ "$d" -ge 20 ]; then
-	ktap_test_pass "as nobody at perf_event_paranoid 2: dispatches $d, wait_ns $w"
-else
-	cat "$tmp/out"
-	ktap_test_fail "as nobody at perf_event_paranoid 2: '$d', wait_ns '$w'"
-fi
+check_ten_sleeps "as nobody at perf_event_paranoid 2" u
 
 # The same user asking for a CPU-wide count: perf's permission error (perf
 # retries with ":u", which dtl cannot count CPU wide: it must still be
