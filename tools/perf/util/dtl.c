@@ -29,6 +29,7 @@
 #include "dtl-decoder.h"
 #include "evlist.h"
 #include "evsel.h"
+#include "evsel_config.h"
 #include "machine.h"
 #include "pmu.h"
 #include "pmus.h"
@@ -725,12 +726,24 @@ static int dtl_info_fill(struct auxtrace_record *itr,
 	return 0;
 }
 
+/* A poll interval that @how (an option or a term) gave: in range? */
+static int dtl_check_poll(const char *how, u64 period)
+{
+	if (period >= PERF_DTL_POLL_MIN_NS && period <= PERF_DTL_POLL_MAX_NS)
+		return 0;
+	pr_err("dtl: the sample period is the poll interval in ns: %s%llu is not from %llu (100 us) to %llu (1 s)\n",
+	       how, (unsigned long long)period, PERF_DTL_POLL_MIN_NS,
+	       PERF_DTL_POLL_MAX_NS);
+	return -EINVAL;
+}
+
 static int dtl_recording_options(struct auxtrace_record *itr,
 				 struct evlist *evlist,
 				 struct record_opts *opts)
 {
 	struct dtl_recording *dr = container_of(itr, struct dtl_recording, itr);
 	struct evsel *evsel, *dtl_evsel = NULL;
+	struct evsel_config_term *term;
 
 	if (opts->auxtrace_sample_mode) {
 		pr_err("dtl: AUX area sampling is not supported\n");
@@ -776,13 +789,21 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 			return -EINVAL;
 		}
 		if (opts->user_interval != ULLONG_MAX &&
-		    (opts->user_interval < PERF_DTL_POLL_MIN_NS ||
-		     opts->user_interval > PERF_DTL_POLL_MAX_NS)) {
-			pr_err("dtl: the sample period is the poll interval in ns: -c %llu is not from %llu (100 us) to %llu (1 s)\n",
-			       (unsigned long long)opts->user_interval,
-			       PERF_DTL_POLL_MIN_NS, PERF_DTL_POLL_MAX_NS);
+		    dtl_check_poll("-c ", opts->user_interval))
+			return -EINVAL;
+		/*
+		 * The event's own terms override -c and -F when perf
+		 * configures it, after this: check them as the options.
+		 */
+		term = evsel__get_config_term(evsel, FREQ);
+		if (term && !(term->weak && opts->user_freq != UINT_MAX)) {
+			pr_err("dtl: the sample period is the poll interval in ns: use period=, not freq=\n");
 			return -EINVAL;
 		}
+		term = evsel__get_config_term(evsel, PERIOD);
+		if (term && !(term->weak && opts->user_interval != ULLONG_MAX) &&
+		    dtl_check_poll("period=", term->val.period))
+			return -EINVAL;
 		/* The poll interval: -c, or the PMU's default. */
 		evsel->core.attr.freq = 0;
 		if (opts->user_interval == ULLONG_MAX)

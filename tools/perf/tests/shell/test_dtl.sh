@@ -328,6 +328,19 @@ perf record -o "$tmp/bad" -c 1000 -e dtl/all/ -a -- true 2>"$tmp/bad.err" &&
 	fail "perf record accepted a poll interval of 1000 ns"
 grep -q 'is not from 100000' "$tmp/bad.err" ||
 	fail "no message for -c 1000: $(cat "$tmp/bad.err")"
+# The event's period= and freq= terms, which override -c and -F.
+perf record -o "$tmp/bad" -e dtl/all,period=1000/ -a -- true 2>"$tmp/bad.err" &&
+	fail "perf record accepted period=1000"
+grep -q 'period=1000 is not from 100000' "$tmp/bad.err" ||
+	fail "no message for period=1000: $(cat "$tmp/bad.err")"
+perf record -o "$tmp/bad" -e dtl/all,freq=100/ -a -- true 2>"$tmp/bad.err" &&
+	fail "perf record accepted freq=100"
+grep -q 'use period=, not freq=' "$tmp/bad.err" ||
+	fail "no message for freq=100: $(cat "$tmp/bad.err")"
+perf record -o "$tmp/term" -e dtl/all,period=200000/ -a -- true 2>"$tmp/bad.err" ||
+	fail "perf record refused period=200000: $(cat "$tmp/bad.err")"
+perf evlist -v -i "$tmp/term" 2>/dev/null | grep -Eq 'sample_freq \}: 200000([^0-9]|$)' ||
+	fail "period=200000 is not the poll interval: $(perf evlist -v -i "$tmp/term" 2>&1)"
 perf record -o "$tmp/bad" -m ,1 -e dtl/all/ -a -- true 2>"$tmp/bad.err" &&
 	fail "perf record accepted a 1-page AUX buffer"
 grep -q 'too small' "$tmp/bad.err" ||
