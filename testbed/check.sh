@@ -192,6 +192,16 @@ if [ "$debrc" -ne 0 ] && ! grep -q '^not ok ' "$log"; then
 fi
 grep '^not ok ' "$log" | sed 's/^/## debian-systemd: /' >>"$failures" || true
 
+# The README's first command, as a user types it: its guest part, which
+# checks each step's result itself (testbed/guest/demo.sh).
+stage "guest: make demo (the README's first command)"
+if "$DTL_TOP/testbed/demo.sh" 2>&1 | tee "$log" && grep -q '^DEMO OK$' "$log"; then
+	result demo 1 0 0
+else
+	result demo 0 1 0
+	{ echo "## demo, its last lines:"; tail -n 20 "$log"; } >>"$failures"
+fi
+
 # guest_suite NAME VM-RUN-OPTIONS...: every guest test in one boot.
 guest_suite() {
 	local name=$1 vmrc
