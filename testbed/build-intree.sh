@@ -71,7 +71,10 @@ x86 | i386) steal=arch/x86/events/dtl_steal.o ;;
 arm64) steal=arch/arm64/perf/dtl_steal.o ;;
 *) steal= ;;
 esac
-"${mk[@]}" W=1 drivers/perf/dtl/ $steal >"$out/build.log" 2>&1 ||
+# The driver is written against Linux 7.3; this tree is 6.12: the
+# compatibility header maps the few APIs that differ (compat/dtl_compat.h).
+"${mk[@]}" W=1 KCFLAGS="-include $DTL_TOP/compat/dtl_compat.h" drivers/perf/dtl/ $steal \
+	>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; die "in-tree build of dtl failed"; }
 if [ -n "$steal" ]; then
 	grep -qx 'CONFIG_HAVE_PERF_DTL_STEAL=y' "$out/.config" ||

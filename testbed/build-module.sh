@@ -20,10 +20,13 @@ mkdir -p "$src"
 	--filter 'protect modules.order' --filter 'protect Kbuild' \
 	drivers/perf/dtl/ include/uapi/linux/perf_dtl.h \
 	include/linux/perf/dtl_steal.h arch/x86/events/dtl_steal.c \
-	arch/arm64/perf/dtl_steal.c "$src/")
+	arch/arm64/perf/dtl_steal.c compat/dtl_compat.h "$src/")
 cmp -s "$DTL_TOP/testbed/module.Kbuild" "$src/drivers/perf/dtl/Kbuild" ||
 	cp "$DTL_TOP/testbed/module.Kbuild" "$src/drivers/perf/dtl/Kbuild"
-make -s -C "$kdir" M="$src/drivers/perf/dtl" CONFIG_PERF_DTL=m W=1 modules
+# With KUnit in the kernel (the debug kernel), dtl's KUnit test too.
+kunit=()
+grep -qs '^CONFIG_KUNIT=y' "$kdir/.config" && kunit=(CONFIG_PERF_DTL_KUNIT_TEST=m)
+make -s -C "$kdir" M="$src/drivers/perf/dtl" CONFIG_PERF_DTL=m "${kunit[@]}" W=1 modules
 for ko in "$src"/drivers/perf/dtl/*.ko; do
 	ln -f "$ko" "$out/"
 done

@@ -32,7 +32,7 @@ static void *dtl_x86_steal_find(void)
 	 * other hypervisors, and on bare metal, the read faults, and the
 	 * _safe variant says so.
 	 */
-	if (rdmsrl_safe(MSR_KVM_STEAL_TIME, &msr) || !(msr & KVM_MSR_ENABLED))
+	if (rdmsrq_safe(MSR_KVM_STEAL_TIME, &msr) || !(msr & KVM_MSR_ENABLED))
 		return NULL;
 	/*
 	 * What the kernel wrote, as the hypervisor reports it back: use it

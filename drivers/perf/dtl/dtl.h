@@ -9,7 +9,6 @@
 
 #include <linux/bits.h>
 #include <linux/errno.h>
-#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/limits.h>
 #include <linux/list.h>
@@ -529,23 +528,6 @@ static inline u64 dtl_waited_ns(const struct dtl_block_info *last,
 
 #define DTL_BLOCK_BITS		13
 
-/*
- * The family of a task context, as perf's equivalence sees it: the root
- * context and its generation, which a clone carries as parent_gen.
- */
-static inline u64 dtl_ctx_cookie(const struct perf_event_context *ctx)
-{
-	const struct perf_event_context *root = ctx->parent_ctx ? : ctx;
-	u64 gen = ctx->parent_ctx ? ctx->parent_gen : ctx->generation;
-
-	/*
-	 * Equal for equal (root, generation), and unequal otherwise but by a
-	 * chance of 2^-64.  (hash_64() returns 32 bits, and takes no 64-bit
-	 * width on 32-bit machines.)
-	 */
-	return (u64)(unsigned long)root * GOLDEN_RATIO_64 + gen;
-}
-
 /* Interface between the files of the driver. */
 struct dtl_cpu;
 struct dtl_trace;
@@ -592,19 +574,6 @@ void dtl_pmu_free_aux(void *aux);
 int dtl_pmu_trace_module_init(void);
 void dtl_pmu_trace_module_exit(void);
 
-/*
- * dtl's per-task context object (perf's task_ctx_data for the dtl PMU).
- * @cookie names the inherited family of the context, as of its last full
- * switch-in: contexts perf finds equivalent, and swaps instead of
- * switching, are of one family.  perf bumps the generation whenever events
- * are added or removed, without a switch-in, so between two the cookie may
- * be stale: it is a record for diagnostics, never a check.
- */
-struct dtl_task_ctx {
-	u64	cookie;
-	u64	last_full;	/* dc->switches when last switched in full */
-};
-
 /* How long drains kept interrupts off, for debugfs. */
 struct dtl_drain_stat {
 	unsigned long		count;
@@ -616,10 +585,19 @@ struct dtl_drain_stat {
 /* Per-CPU state, written by that CPU's sched_switch probe. */
 struct dtl_cpu {
 	u64			total[DTL_NR_COUNTERS];
-	/* Context switches, and how perf switched dtl's task contexts. */
+	/*
+	 * Context switches, and how perf switched dtl's task events: swaps
+	 * of equivalent contexts and full switches (dtl_ctx_switch_seen()).
+	 * @task_events: dtl task events added on this CPU; @swap_pending:
+	 * the task that left at the last switch had some, and none was
+	 * removed since; @last_full: @switches at the last full switch-in.
+	 */
 	u64			switches;
 	u64			ctx_fast;
 	u64			ctx_full;
+	u64			last_full;
+	unsigned int		task_events;
+	bool			swap_pending;
 	/* The run in progress, valid when @gen equals dtl_hook_gen. */
 	unsigned long		gen;
 	/*

@@ -25,9 +25,14 @@
  *
  * dtl is a software PMU (perf_sw_context), so perf lets its events join a
  * group led by a hardware event, and then puts them in that PMU's context.
- * Nothing in the counting depends on the context: only dtl's per-task
- * context object does, and dtl asks for it only when the event will be in
- * its own context.
+ * Nothing in the counting depends on the context.
+ *
+ * Equivalent contexts: when perf finds the task contexts of the two sides
+ * of a switch equivalent (clones of one parent, same generation), it swaps
+ * them between the tasks instead of switching their events out and in.
+ * The events keep counting, which is right for an inherited family, whose
+ * counts are summed anyway: dtl does nothing at a swap.  It only counts
+ * swaps and full switches per CPU for debugfs (dtl_ctx_switch_seen()).
  *
  * Context: the probe runs with the runqueue lock held and interrupts
  * disabled; the pmu callbacks run on the event's CPU with interrupts
@@ -71,8 +76,9 @@
  * goes offline.  Where there is neither, the kernel's per-CPU steal
  * accounting.
  */
-#if IS_BUILTIN(CONFIG_PERF_DTL) && defined(CONFIG_PARAVIRT)
-#include <asm/paravirt.h>
+#if IS_BUILTIN(CONFIG_PERF_DTL) && defined(CONFIG_PARAVIRT) && \
+	defined(CONFIG_HAVE_PV_STEAL_CLOCK_GEN)
+#include <linux/sched/cputime.h>
 #define DTL_PARAVIRT_STEAL	1
 #endif
 
@@ -133,7 +139,6 @@ static void dtl_hook_release(struct work_struct *work);
 static DECLARE_DELAYED_WORK(dtl_hook_work, dtl_hook_release);
 static struct tracepoint *dtl_tp_sched_switch;
 static struct dentry *dtl_debugfs;
-static struct kmem_cache *dtl_task_ctx_cache;
 
 /*
  * This CPU's steal clock, in ns: the kernel's paravirt steal clock, or the
@@ -176,6 +181,22 @@ static inline u64 dtl_run_wait(struct dtl_cpu *dc)
 }
 
 /*
+ * How perf switched dtl's task events at the switch before this one, for
+ * debugfs "switches": a task event is added when its context is switched
+ * in the full way (or enabled), and removed when it is switched out so;
+ * when perf swaps equivalent contexts, the events stay.  So if the task
+ * that left at the last switch had dtl events on this CPU and none was
+ * removed since, perf swapped its context with the next task's.  Called
+ * by the probe, before perf's own work for this switch.
+ */
+static void dtl_ctx_switch_seen(struct dtl_cpu *dc)
+{
+	if (dc->swap_pending)
+		dc->ctx_fast++;
+	dc->swap_pending = dc->task_events > 0;
+}
+
+/*
  * Called from __schedule() with the runqueue lock held and interrupts
  * disabled, before perf schedules out @prev's events and schedules in
  * @next's.
@@ -201,6 +222,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 		wait = dtl_wait_ns(READ_ONCE(next->sched_info.last_queued), now);
 	}
 
+	dtl_ctx_switch_seen(dc);
 	dc->switches++;
 	if (likely(dc->gen == gen)) {
 		dc->total[DTL_CNT_DISPATCHES]++;
@@ -334,54 +356,20 @@ static void dtl_event_stop(struct perf_event *event, int flags)
 	__dtl_event_stop(event, false);
 }
 
-/*
- * A task event is added when its context is switched in the full way (or
- * enabled): refresh the context's cookie and count one full switch per
- * context switch.  Called on the event's CPU with the context locked.  In
- * a group led by another PMU's event, the event is in that PMU's context,
- * whose task_ctx_data (if any) is not dtl's.
- */
-static void dtl_task_ctx_add(struct perf_event *event)
-{
-	struct dtl_task_ctx *tc = event->pmu_ctx->task_ctx_data;
-	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
-
-	if (!tc || event->pmu_ctx->pmu != event->pmu)
-		return;
-	tc->cookie = dtl_ctx_cookie(event->ctx);
-	if (tc->last_full != dc->switches) {
-		tc->last_full = dc->switches;
-		dc->ctx_full++;
-	}
-}
-
-/*
- * perf found the two task contexts equivalent (clones of one parent, same
- * generation) and swaps them between the tasks instead of switching the
- * events out and in: the events keep counting, which is right for an
- * inherited family since its counts are summed anyway.  O(1): the
- * per-task objects stay with their tasks, and the switch is counted.
- * Called with both contexts locked, interrupts disabled, whenever perf
- * finds the two contexts of a switch equivalent: nothing more is done.
- *
- * perf proved the equivalence under both locks; the cookies, taken at the
- * last full switch-in, name one family, and may be stale by now (an event
- * closed since, or removed at exec, bumps the generation without a
- * switch-in).  They are left as they are, never checked: refreshing both
- * here cost 0.4 % of a switch-heavy load (make bench, per task).
- */
-static void dtl_swap_task_ctx(struct perf_event_pmu_context *prev_epc,
-			      struct perf_event_pmu_context *next_epc)
-{
-	swap(prev_epc->task_ctx_data, next_epc->task_ctx_data);
-	this_cpu_inc(dtl_pmu_cpus.ctx_fast);
-}
-
+/* Called on the event's CPU with its context locked, interrupts off. */
 static int dtl_event_add(struct perf_event *event, int flags)
 {
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
+
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
-	if (dtl_is_task_event(event))
-		dtl_task_ctx_add(event);
+	if (dtl_is_task_event(event)) {
+		dc->task_events++;
+		/* One full switch-in per context switch, however many events. */
+		if (dc->last_full != dc->switches) {
+			dc->last_full = dc->switches;
+			dc->ctx_full++;
+		}
+	}
 	if (flags & PERF_EF_START)
 		dtl_event_start(event, flags);
 	return 0;
@@ -389,7 +377,13 @@ static int dtl_event_add(struct perf_event *event, int flags)
 
 static void dtl_event_del(struct perf_event *event, int flags)
 {
+	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
+
 	__dtl_event_stop(event, true);
+	if (dtl_is_task_event(event)) {
+		dc->task_events--;
+		dc->swap_pending = false;
+	}
 }
 
 static void dtl_event_read(struct perf_event *event)
@@ -474,7 +468,7 @@ static DEFINE_SPINLOCK(dtl_users_lock);
 
 static struct dtl_user *dtl_user_add(struct perf_event *event, bool trace)
 {
-	struct dtl_user *u = kzalloc(sizeof(*u), GFP_KERNEL);
+	struct dtl_user *u = kzalloc_obj(*u, GFP_KERNEL);
 
 	if (!u)
 		return NULL;
@@ -566,25 +560,6 @@ static int dtl_allow_cpu(void)
 #endif
 }
 
-/* Will perf put @event in dtl's own context? */
-static bool dtl_in_own_context(struct perf_event *event)
-{
-	struct perf_event *leader = event->group_leader;
-	struct perf_event_pmu_context *epc;
-
-	/*
-	 * inherit_event() puts a clone in its parent's PMU context, which is
-	 * another PMU's if a hardware event joined the parent's group after
-	 * it was opened.  The parent's context mutex is held.
-	 */
-	if (event->parent)
-		return event->parent->pmu_ctx->pmu == event->pmu;
-	if (leader == event)
-		return true;
-	epc = READ_ONCE(leader->pmu_ctx);
-	return epc && epc->pmu->task_ctx_nr == perf_sw_context;
-}
-
 static int dtl_event_init(struct perf_event *event)
 {
 	struct dtl_filter filter;
@@ -632,19 +607,6 @@ static int dtl_event_init(struct perf_event *event)
 	}
 
 	event->hw.idx = idx;
-	/*
-	 * Task counters get a dtl_task_ctx in their context (task_ctx_data),
-	 * when the context is dtl's: perf puts a sibling in its leader's
-	 * context if the leader is not a software event (see perf_event_open()),
-	 * and would allocate that PMU's task data for it instead, or fail.
-	 * The leader's context changes only under its context's mutex, which
-	 * is not held here: a move of the group at the same time costs the
-	 * statistics of this context (dtl_task_ctx_add() checks the context),
-	 * nothing else.
-	 */
-	if (idx < DTL_NR_COUNTERS && (event->attach_state & PERF_ATTACH_TASK) &&
-	    dtl_in_own_context(event))
-		event->attach_state |= PERF_ATTACH_TASK_DATA;
 	event->pmu_private = dtl_user_add(event, idx == DTL_IDX_TRACE);
 	if (!event->pmu_private)
 		return -ENOMEM;
@@ -949,7 +911,6 @@ static struct pmu dtl_pmu = {
 	.attr_groups	= dtl_attr_groups,
 	.setup_aux	= dtl_pmu_setup_aux,
 	.free_aux	= dtl_pmu_free_aux,
-	.swap_task_ctx	= dtl_swap_task_ctx,
 	.event_init	= dtl_event_init,
 	.add		= dtl_event_add,
 	.del		= dtl_event_del,
@@ -1083,18 +1044,9 @@ static int __init dtl_init(void)
 		return ret;
 	}
 
-	dtl_task_ctx_cache = KMEM_CACHE(dtl_task_ctx, 0);
-	if (!dtl_task_ctx_cache) {
-		dtl_steal_exit();
-		dtl_pmu_trace_module_exit();
-		return -ENOMEM;
-	}
-	dtl_pmu.task_ctx_cache = dtl_task_ctx_cache;
-
 	ret = perf_pmu_register(&dtl_pmu, DTL_PMU_NAME, -1);
 	if (ret) {
 		pr_err("failed to register the %s PMU: %d\n", DTL_PMU_NAME, ret);
-		kmem_cache_destroy(dtl_task_ctx_cache);
 		dtl_steal_exit();
 		dtl_pmu_trace_module_exit();
 		return ret;
@@ -1123,9 +1075,6 @@ static void __exit dtl_exit(void)
 	mutex_unlock(&dtl_hook_lock);
 	tracepoint_synchronize_unregister();
 	dtl_pmu_trace_module_exit();
-	/* perf frees task context objects from RCU callbacks. */
-	rcu_barrier();
-	kmem_cache_destroy(dtl_task_ctx_cache);
 	dtl_steal_exit();
 }
 

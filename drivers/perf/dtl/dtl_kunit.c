@@ -529,39 +529,6 @@ static void dtl_test_compact(struct kunit *test)
 	dtl_enc(test, &s, &e, false, &l, PERF_DTL_ENTRY_SIZE);
 }
 
-/* Equivalent contexts (a root and its clones at one generation) match. */
-static void dtl_test_ctx_cookie(struct kunit *test)
-{
-	struct perf_event_context *root, *a, *b, *other;
-
-	root = kunit_kzalloc(test, sizeof(*root), GFP_KERNEL);
-	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
-	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, root);
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	KUNIT_ASSERT_NOT_NULL(test, other);
-
-	root->generation = 7;
-	a->parent_ctx = root;
-	a->parent_gen = 7;
-	b->parent_ctx = root;
-	b->parent_gen = 7;
-	KUNIT_EXPECT_EQ(test, dtl_ctx_cookie(a), dtl_ctx_cookie(b));
-	KUNIT_EXPECT_EQ(test, dtl_ctx_cookie(a), dtl_ctx_cookie(root));
-
-	/* Events added to the root after b was cloned: b is stale. */
-	root->generation = 8;
-	a->parent_gen = 8;
-	KUNIT_EXPECT_NE(test, dtl_ctx_cookie(a), dtl_ctx_cookie(b));
-	KUNIT_EXPECT_EQ(test, dtl_ctx_cookie(a), dtl_ctx_cookie(root));
-
-	/* Another family, at the same generation. */
-	other->generation = 8;
-	KUNIT_EXPECT_NE(test, dtl_ctx_cookie(other), dtl_ctx_cookie(root));
-}
-
 /* KVM steal time: only an even, unchanged version gives a reading. */
 static void dtl_test_kvm_steal(struct kunit *test)
 {
@@ -647,7 +614,6 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
 	KUNIT_CASE(dtl_test_compact),
-	KUNIT_CASE(dtl_test_ctx_cookie),
 	KUNIT_CASE(dtl_test_kvm_steal),
 	KUNIT_CASE(dtl_test_pv_stolen),
 	KUNIT_CASE(dtl_test_steal_pcpu),

@@ -958,7 +958,7 @@ int dtl_pmu_trace_init(struct perf_event *event, const struct dtl_filter *f,
 	struct dtl_user *u = event->pmu_private;
 	struct dtl_trace *t;
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc_obj(*t, GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
 	t->event = event;
@@ -1155,9 +1155,8 @@ int dtl_pmu_trace_module_init(void)
 		struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
 
 		INIT_LIST_HEAD(&dc->readers);
-		hrtimer_init(&dc->drain_timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
-		dc->drain_timer.function = dtl_drain_timer;
+		hrtimer_setup(&dc->drain_timer, dtl_drain_timer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
 	return 0;
 }
