@@ -85,31 +85,57 @@ struct dtl_entry and DTL_* (asm/lppaca.h, asm/dtl.h) for the
 hypervisor's dispatch trace log." \
 	include/uapi/linux/perf_dtl.h
 
-# The driver in three patches: counting events, per-task context objects,
-# the trace log.  The tree has the driver of the last; patches/linux/driver/
-# keeps the two later patches (testbed/series-split.sh says how), so the
-# first is the tree's driver with them taken out, last first.
-driver=(drivers/perf/dtl/Kconfig drivers/perf/dtl/Makefile drivers/perf/dtl/dtl.h
-	drivers/perf/dtl/dtl_core.c drivers/perf/dtl/dtl_kunit.c)
-split=("$DTL_TOP"/patches/linux/driver/0002-*.patch "$DTL_TOP"/patches/linux/driver/0001-*.patch)
-stage include/linux/perf/dtl_steal.h "${driver[@]}"
-for p in "${split[@]}"; do
-	g apply -R --index "$p" ||
-		die "series: ${p#"$DTL_TOP"/} does not come out of the tree's driver: testbed/series-split.sh refresh"
-done
-printf '%s\n\n%s\n\nSigned-off-by: %s\n' "drivers/perf: Add the dtl PMU's counting events" \
-"Add dtl, a software PMU that reports what the scheduler does to tasks,
-after the powerpc vpa-dtl PMU but for the Linux scheduler's own
-dispatches and on any architecture.  This first part counts, for perf
-stat: dispatches, preemptions, run-queue wait ns and steal ns, per CPU,
-per cgroup and per task with inheritance.
+# The driver in one patch, from the tree's files as they are: its counting
+# events and its trace log share the scheduler hook and the per-CPU state,
+# and neither builds without the other's half of dtl_core.c.
+add "drivers/perf: Add the dtl dispatch trace log PMU" \
+"Add dtl, a PMU that reports what the scheduler does to tasks, after the
+powerpc vpa-dtl PMU but for the Linux scheduler's own dispatches and on
+any architecture.
 
+Counting events, for perf stat: dispatches, preemptions, run-queue wait
+ns and steal ns, per CPU, per cgroup and per task with inheritance.
 Every CPU keeps monotonic totals that only its sched_switch probe
 writes; an event counts the difference between add() and del().  The
 wait is what the scheduler adds to the task's sched_info.run_delay, so
 the probe reads no clock for it, and the count is schedstat's.  A task
 can read its own counts from the perf mmap page without a system call.
-A busy file in sysfs lists, per CPU, who uses the unit and how.
+When perf swaps the equivalent contexts of an inherited family instead
+of switching their events, the events keep counting, which is right for
+a family whose counts are summed; debugfs shows per CPU how often each
+way was taken, so that tests can prove the fast path ran.
+
+The trace event (event=0x00), for perf record -e dtl/all/, records
+every context switch of a CPU:
+
+- While a trace event exists, each online CPU has a dispatch log of
+  log_entries fixed-size records (module parameter, default 4096), which
+  only that CPU's sched_switch and migration probes write, with
+  interrupts disabled, never waiting for a reader.  A record names both
+  tasks, why the outgoing one left (preempted, blocked, exiting), its
+  run time and steal, the incoming one's run-queue wait and the time it
+  slept before it was woken, and a per-CPU sequence number.  The probe
+  reads the clock only while its CPU has a log.
+- Each trace event is a reader with its own cursor, so any number of
+  sessions may trace the same CPUs.  The CPU-wide events of a CPU are
+  drained into their AUX buffers by one pinned hrtimer of that CPU, a
+  bounded number of records per pass (interrupts are off while it
+  copies); a per-task event drains its task's window when the task is
+  switched out.
+- Records go to the AUX buffer in the compact format by default (a
+  record that follows on from the one before it takes 32 bytes instead
+  of 64), or as 64-byte records with the \"full\" format bit.  The PMU's
+  identifier names the newest format.
+- Losses are exact: a reader the log lapped, or whose AUX buffer was
+  full, gets a LOST record with the counts, and the AUX record with the
+  gap is flagged PERF_AUX_FLAG_PARTIAL.
+- Filters: the kinds of records (config:8-15), a minimum wait
+  (config1), exclude_kernel and exclude_user; the sample period is the
+  poll interval.
+
+Trace events reveal other tasks and need the rights of tracepoint raw
+data (CAP_PERFMON, or perf_event_paranoid -1 when built in).  A busy
+file in sysfs lists, per CPU, who uses the unit and how.
 
 The scheduler hooks are registered only while a dtl event exists and
 for a second after the last one closes, so a loaded but unused driver
@@ -120,15 +146,15 @@ A module cannot, so include/linux/perf/dtl_steal.h lets an architecture
 tell dtl where the hypervisor keeps each vCPU's steal time record
 (HAVE_PERF_DTL_STEAL); dtl reads the record formats it knows itself.
 
-KUnit tests cover the parsing of event attributes, the steal
-arithmetic and the steal time record formats." "$from" | g commit -q -F -
+KUnit tests cover the parsing of event attributes, the log producer and
+consumer, the sequence and loss arithmetic, the filters, the record
+encoding, the drain's timing, the steal arithmetic and the steal time
+record formats." \
+	include/linux/perf/dtl_steal.h drivers/perf/dtl/Kconfig drivers/perf/dtl/Makefile \
+	drivers/perf/dtl/dtl.h drivers/perf/dtl/dtl_core.c drivers/perf/dtl/dtl_trace.c \
+	drivers/perf/dtl/dtl_kunit.c
 
 am linux/0001-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
-am "linux/driver/$(basename "${split[1]}")"
-am_with "linux/driver/$(basename "${split[0]}")" drivers/perf/dtl/dtl_trace.c
-for f in "${driver[@]}"; do
-	cmp -s "$repo/$f" "$DTL_TOP/$f" || die "series: $f after the driver patches is not the tree's"
-done
 am_with linux/0003-x86-dtl-Find-the-KVM-steal-time-record-for-the-dtl-P.patch \
 	arch/x86/events/dtl_steal.c
 am_with linux/0004-arm64-dtl-Find-the-PV-time-stolen-time-record-for-th.patch \
@@ -251,14 +277,15 @@ tracepoints, floor = a module whose sched_switch probe does nothing):
 
 $bench
 
-Patch 1 adds the record format, 2-3 the driver's counting events and
-its build, 4 per-task context objects, 5 the dispatch trace log, 6-7 the
-steal time sources of x86 and arm64, 8-9 the documentation and
-MAINTAINERS, 10 a helper that reads counters without a system call, 11
-dtl's events for Performance Co-Pilot, 12 the selftests, 13-$n the perf
-tools support, its tests and docs.  The series
-applies to Linux 6.12 (checked on linux-source-6.12, $DTL_KREL, with
-git am); after each patch, the kernel's drivers/perf/, perf and the
+Patch 1 adds the record format, 2-3 the driver and its build, 4-5 the
+steal time sources of x86 and arm64, 6-7 the documentation and
+MAINTAINERS, 8 a helper that reads counters without a system call, 9
+dtl's events for Performance Co-Pilot, 10 the selftests, 11-$n the perf
+tools support, its tests and docs.  The driver is written against Linux
+7.3 (hrtimer_setup()).  The series applies to Linux 6.12 (checked on
+linux-source-6.12, $DTL_KREL, with git am), where the dtl tree checks its
+build with its compatibility header for 6.12, which the series does not
+carry; after each patch, the kernel's drivers/perf/, perf and the
 selftests build.'''
 s = s.replace('*** BLURB HERE ***', blurb)
 open(p, 'w').write(s)
