@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build the debug kernel (KASAN, lockdep, kmemleak, KUnit, timerlat) from
-# Debian's linux-source with dtl in the tree, as the upstream patch would
-# put it, plus the out-of-tree module against the same tree.
+# Linux 7.3's source (linux-source-7.3 of Debian 13's backports), the
+# kernel the driver is written for, and dtl and its KUnit test as modules
+# against it, out of tree (testbed/build-module.sh; the compatibility
+# header is a no-op on 7.3).
 #
 # The build directory is keyed by the kernel version and the hash of the
 # config fragment: a cached build is only brought up to date (seconds, or
@@ -19,11 +21,12 @@ debug) ;;
 rt) frags+=("$DTL_TOP/testbed/rt.config") ;;
 *) die "DTL_FLAVOUR=$flavour: debug or rt" ;;
 esac
-key=$( (echo "$DTL_KREL"; cat "${frags[@]}") | sha256sum | cut -c1-12)
+key=$( (echo "$DTL_K73_REL"; cat "${frags[@]}") | sha256sum | cut -c1-12)
 out=$DTL_CACHE/kbuild-$flavour-$key
 jobs=$(nproc)
 
-tree=$(dtl_stage_tree)
+tree=$DTL_SRC73
+[ -f "$tree/Makefile" ] || die "no Linux 7.3 source at $tree (run: make setup)"
 
 # DTL_CACHED_ONLY=1: print the build directory if it is built, else fail.
 if [ "${DTL_CACHED_ONLY:-0}" = 1 ]; then
@@ -59,5 +62,11 @@ fi
 say "building the $flavour kernel (make -j$jobs vmlinux modules) in $out"
 make -s -C "$tree" O="$out" -j"$jobs" vmlinux modules >"$out/build.log" 2>&1 ||
 	{ tail -30 "$out/build.log"; die "debug kernel build failed (log: $out/build.log)"; }
-"$DTL_TOP/testbed/build-module.sh" "$out" "$DTL_CACHE/build/module-$flavour" >/dev/null
+# dtl out of tree, W=1: no warning allowed on the kernel it is written for.
+mlog=$("$DTL_TOP/testbed/build-module.sh" "$out" "$DTL_CACHE/build/module-$flavour" 2>&1) ||
+	{ echo "$mlog"; die "dtl does not build against Linux $DTL_K73_REL"; }
+if grep -q 'warning:' <<<"$mlog"; then
+	echo "$mlog"
+	die "dtl builds with warnings against Linux $DTL_K73_REL (W=1)"
+fi
 echo "$out"

@@ -6,6 +6,7 @@ DTL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$DTL_TOP/testbed/versions.conf"
 DTL_CACHE=${DTL_CACHE:-${HOME:-/root}/.cache/dtl}
 DTL_SRC=$DTL_CACHE/linux-source-${DTL_KREL%%+*}
+DTL_SRC73=$DTL_CACHE/linux-source-$DTL_K73_REL
 
 die() { echo "dtl: $*" >&2; exit 1; }
 say() { echo "dtl: $*" >&2; }
@@ -23,6 +24,25 @@ dtl_apt_update() {
 		[ "$i" = 4 ] || sleep 60
 	done
 	say "going on with the package lists apt has"
+}
+
+# dtl_trixie_download DIR PKG=VER...: download Debian 13 packages into DIR
+# with apt lists and state of their own under the cache; the host's
+# sources and dpkg database are not touched.
+dtl_trixie_download() {
+	local dir=$1 apt=$DTL_CACHE/apt-$DTL_K73_SUITE i
+	shift
+	mkdir -p "$apt/lists/partial" "$dir"
+	echo "deb http://deb.debian.org/debian $DTL_K73_SUITE main" >"$apt/sources.list"
+	local opts=(-o "Dir::Etc::sourcelist=$apt/sources.list" -o Dir::Etc::sourceparts=-
+		    -o "Dir::State::Lists=$apt/lists" -o APT::Sandbox::User=root)
+	for i in 1 2 3; do
+		apt-get "${opts[@]}" -qq update && break
+		say "apt-get update of $DTL_K73_SUITE failed (try $i of 3)"
+		[ "$i" = 3 ] || sleep 30
+	done
+	(cd "$dir" && apt-get "${opts[@]}" -qq download "$@") ||
+		die "apt-get download from $DTL_K73_SUITE failed: $*"
 }
 
 # The architecture of the guest and of what is built for it.

@@ -72,6 +72,19 @@ if [ ! -f "$DTL_SRC/Makefile" ]; then
 	mv "$tmp"/linux-source-* "$DTL_SRC"
 	rmdir "$tmp"
 fi
+# Linux 7.3's source (Debian 13 backports), for the debug kernel.
+if [ ! -f "$DTL_SRC73/Makefile" ]; then
+	say "fetching linux-source-${DTL_K73_REL%.*} $DTL_K73_PKG from $DTL_K73_SUITE"
+	tmp=$(mktemp -d "$DTL_CACHE/src73.XXXXXX")
+	dtl_trixie_download "$tmp" "linux-source-${DTL_K73_REL%.*}=$DTL_K73_PKG"
+	dpkg-deb --fsys-tarfile "$tmp"/linux-source-*.deb |
+		tar -C "$tmp" -x ./usr/src/ || die "cannot unpack linux-source-${DTL_K73_REL%.*}"
+	tar -C "$tmp" -xf "$tmp"/usr/src/linux-source-*.tar.xz
+	grep -q "^SUBLEVEL = ${DTL_K73_REL##*.}\$" "$tmp"/linux-source-*/Makefile ||
+		die "linux-source-${DTL_K73_REL%.*} is not $DTL_K73_REL"
+	mv "$tmp"/linux-source-*/ "$DTL_SRC73"
+	rm -rf "$tmp"
+fi
 sub=$(echo "$DTL_KREL" | sed 's/^[0-9]*\.[0-9]*\.\([0-9]*\).*/\1/')
 grep -q "^SUBLEVEL = $sub\$" "$DTL_SRC/Makefile" || die "$DTL_SRC does not match $DTL_KREL"
 say "setup done (kernel $DTL_KVER, cache $DTL_CACHE)"
