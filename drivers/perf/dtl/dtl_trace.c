@@ -776,9 +776,14 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 
 	/*
 	 * PARTIAL, not TRUNCATED: perf core disables an event whose AUX record
-	 * is TRUNCATED, which would end the trace at the first overflow.
+	 * is TRUNCATED, which would end the trace at the first overflow.  And
+	 * only on a transaction that wrote something: perf core emits a
+	 * PERF_RECORD_AUX for any flag, so a full buffer flagged at every pass
+	 * would fill the ring buffer with empty records, and push out the
+	 * COMM and MMAP records the decoder needs.  A loss with nothing
+	 * written stays counted in @t until a LOST record fits.
 	 */
-	if (gap)
+	if (gap && used)
 		perf_aux_output_flag(h, PERF_AUX_FLAG_PARTIAL);
 	if (hold && !gap && !aux->overwrite && used < h->size / 2 &&
 	    local_clock() - t->held_since < t->period_ns) {

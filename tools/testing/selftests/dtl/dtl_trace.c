@@ -16,10 +16,11 @@
 #include "dtl_util.h"
 
 /*
- * The PERF_RECORD_AUX records in the ring buffer: how many, and the OR of
- * their flags.
+ * The PERF_RECORD_AUX records in the ring buffer: how many, how many of
+ * them of size 0, and the OR of their flags.
  */
-static uint64_t trace_aux_scan(struct dtl_trace_buf *t, unsigned int *count)
+static uint64_t trace_aux_scan(struct dtl_trace_buf *t, unsigned int *count,
+			       unsigned int *empty)
 {
 	uint64_t head = __atomic_load_n(&t->pc->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = t->pc->data_tail, flags = 0;
@@ -39,6 +40,9 @@ static uint64_t trace_aux_scan(struct dtl_trace_buf *t, unsigned int *count)
 			flags |= rec[3];	/* header, offset, size, flags */
 			if (count)
 				(*count)++;
+			if (empty && !rec[2])
+				(*empty)++;
+
 		}
 		if (!h.size)
 			break;
@@ -49,7 +53,7 @@ static uint64_t trace_aux_scan(struct dtl_trace_buf *t, unsigned int *count)
 
 static uint64_t trace_aux_flags(struct dtl_trace_buf *t)
 {
-	return trace_aux_scan(t, NULL);
+	return trace_aux_scan(t, NULL, NULL);
 }
 
 /*
@@ -241,6 +245,77 @@ TEST(forced_loss)
 }
 
 /*
+ * A reader that stalls with its AUX buffer full (perf record blocked, a
+ * debugger) must not have its ring buffer filled with empty
+ * PERF_RECORD_AUX records, one a poll period or, for a per-task event,
+ * one each time its task leaves a CPU, which push out the records the
+ * decoder needs: a drain that writes nothing reports nothing, and the
+ * loss is told once there is room again, exactly.
+ */
+FIXTURE(stalled) {};
+FIXTURE_VARIANT(stalled) { int per_task; };
+FIXTURE_VARIANT_ADD(stalled, cpu_wide) { .per_task = 0 };
+FIXTURE_VARIANT_ADD(stalled, per_task) { .per_task = 1 };
+FIXTURE_SETUP(stalled) {}
+FIXTURE_TEARDOWN(stalled) {}
+
+TEST_F(stalled, reader)
+{
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 2000 };
+	unsigned int naux = 0, empty = 0;
+	uint64_t lost = 0, next = 0;
+	struct dtl_trace_buf t;
+	size_t n, i;
+
+	/*
+	 * A 1 ms poll period and 2 AUX pages: full after ~130 rounds.  The
+	 * per-task event follows this thread, one side of the ping-pong.
+	 */
+	ASSERT_EQ(0, dtl_trace_open(&t, variant->per_task ? 0 : -1,
+				    variant->per_task ? -1 : pp.cpu,
+				    PERF_DTL_EVENT_TRACE, 0, 1000000, 0, 2))
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pingpong_run(&pp));
+	trace_aux_scan(&t, &naux, &empty);
+	TH_LOG("buffer full: %u PERF_RECORD_AUX records, %u of them empty", naux, empty);
+	EXPECT_EQ(0, empty);
+	EXPECT_GE(naux, 1);
+
+	/* Room again: the next drain reports what was lost, then stop. */
+	n = dtl_trace_take(&t, recs, MAX_RECORDS);
+	usleep(20000);
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
+	n += dtl_trace_take(&t, recs + n, MAX_RECORDS - n);
+	ASSERT_GT(n, 1);
+	next = recs[0].seq;
+	for (i = 0; i < n && !variant->per_task; i++) {
+		/* A CPU-wide event's sequence numbers are all accounted for. */
+		if (recs[i].kind == PERF_DTL_KIND_LOST) {
+			lost += recs[i].lost + recs[i].lapped;
+			EXPECT_EQ(next + recs[i].lost + recs[i].lapped, recs[i].seq);
+			next = recs[i].seq;
+			continue;
+		}
+		EXPECT_EQ(next, recs[i].seq);
+		next = recs[i].seq + 1;
+	}
+	for (i = 0; i < n && variant->per_task; i++)
+		if (recs[i].kind == PERF_DTL_KIND_LOST)
+			lost += recs[i].lost + recs[i].lapped;
+	naux = empty = 0;
+	trace_aux_scan(&t, &naux, &empty);
+	TH_LOG("%zu records, %llu lost; in all %u PERF_RECORD_AUX, %u empty", n,
+	       (unsigned long long)lost, naux, empty);
+	/* The ping-pong wrote far more than 2 pages hold. */
+	EXPECT_GT(lost, 1000);
+	EXPECT_EQ(0, empty);
+	EXPECT_TRUE(trace_aux_flags(&t) & PERF_AUX_FLAG_PARTIAL);
+	EXPECT_EQ(0, t.bad);
+	dtl_trace_close(&t);
+}
+
+/*
  * Two sessions on the same CPU get the same records: each at least the
  * two switches of every round (the ping-pong may be all the CPU did),
  * with no number missing.
@@ -421,7 +496,7 @@ TEST(aux_record_per_period)
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
 	elapsed = dtl_now_ns() - start;
 	n = dtl_trace_take(&t, recs, MAX_RECORDS);
-	trace_aux_scan(&t, &naux);
+	trace_aux_scan(&t, &naux, NULL);
 	TH_LOG("%zu records in %u AUX records over %llu ms (poll period %llu ms)",
 	       n, naux, elapsed / 1000000, period / 1000000);
 	ASSERT_LT(n, MAX_RECORDS);
