@@ -69,7 +69,7 @@ for p in "${patches[@]}"; do
 	if grep -q '^+++ b/tools/perf/tests/shell/' "$p"; then
 		ignore=$ignore,SPDX_LICENSE_TAG why="$why, SPDX_LICENSE_TAG (perf test's line 2)"
 	fi
-	if "$DTL_SRC/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+	if "$DTL_SRC73/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 		--ignore "$ignore" - <"$p" >"$work/cp.out" 2>&1; then
 		ok "checkpatch --strict: $name ($(grep -c '' "$p") lines${why:+; ignored${why#,}})"
 	else
@@ -80,7 +80,7 @@ done
 
 kfiles=$(git -C "$repo" diff --name-only --diff-filter=A base HEAD -- \
 	drivers include arch | grep -E '\.[ch]$')
-if out=$(cd "$repo" && "$DTL_SRC/scripts/kernel-doc" -none -Wall $kfiles 2>&1) &&
+if out=$(cd "$repo" && "$DTL_SRC73/scripts/kernel-doc" -none -Wall $kfiles 2>&1) &&
    [ -z "$out" ]; then
 	ok "kernel-doc -none -Wall: $(echo $kfiles | wc -w) new kernel files, no warning"
 else

@@ -42,7 +42,6 @@ static uint64_t trace_aux_scan(struct dtl_trace_buf *t, unsigned int *count,
 				(*count)++;
 			if (empty && !rec[2])
 				(*empty)++;
-
 		}
 		if (!h.size)
 			break;
@@ -303,7 +302,8 @@ TEST_F(stalled, reader)
 	for (i = 0; i < n && variant->per_task; i++)
 		if (recs[i].kind == PERF_DTL_KIND_LOST)
 			lost += recs[i].lost + recs[i].lapped;
-	naux = empty = 0;
+	naux = 0;
+	empty = 0;
 	trace_aux_scan(&t, &naux, &empty);
 	TH_LOG("%zu records, %llu lost; in all %u PERF_RECORD_AUX, %u empty", n,
 	       (unsigned long long)lost, naux, empty);
