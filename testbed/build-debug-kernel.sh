@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Build the debug kernel (KASAN, lockdep, kmemleak, KUnit, timerlat) from
 # Linux 7.3's source (linux-source-7.3 of Debian 13's backports), the
-# kernel the driver is written for, and dtl and its KUnit test as modules
-# against it, out of tree (testbed/build-module.sh; the compatibility
-# header is a no-op on 7.3).
+# kernel the driver is written for, with dtl in the tree as the series
+# puts it there (dtl_stage_tree73), plus dtl and its KUnit test as
+# modules built against it out of tree (testbed/build-module.sh, W=1).
 #
 # The build directory is keyed by the kernel version and the hash of the
 # config fragment: a cached build is only brought up to date (seconds, or
@@ -25,8 +25,8 @@ key=$( (echo "$DTL_K73_REL"; cat "${frags[@]}") | sha256sum | cut -c1-12)
 out=$DTL_CACHE/kbuild-$flavour-$key
 jobs=$(nproc)
 
-tree=$DTL_SRC73
-[ -f "$tree/Makefile" ] || die "no Linux 7.3 source at $tree (run: make setup)"
+[ -f "$DTL_SRC73/Makefile" ] || die "no Linux 7.3 source at $DTL_SRC73 (run: make setup)"
+tree=$(dtl_stage_tree73)
 
 # DTL_CACHED_ONLY=1: print the build directory if it is built, else fail.
 if [ "${DTL_CACHED_ONLY:-0}" = 1 ]; then

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Compile dtl in the tree (the overlay and patches/linux applied to the
-# 6.12 source, CONFIG_PERF_DTL=m in a defconfig) for $DTL_ARCH, with W=1:
+# 6.12 source, CONFIG_PERF_DTL=m in a defconfig) for $DTL_ARCH, with W=1,
+# or (7.3) in Linux 7.3 for x86_64, built in, with W=1 and sparse:
 # the upstream build path, on an architecture the debug kernel does not
 # cover.  The prepared tree is cached; a rerun takes seconds.
 #
-# usage: build-intree.sh [i386|ppc64le]: i386 builds for 32-bit x86 with
+# usage: build-intree.sh [i386|ppc64le|7.3]: i386 builds for 32-bit x86 with
 # the host's compiler (-m32), where u64 division and 64-bit hashes differ:
 # dtl depends on 64BIT || COMPILE_TEST, so that build has COMPILE_TEST.
 # ppc64le (Debian's powerpc64le cross compiler, ppc64le_defconfig, which
@@ -21,14 +22,28 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-tree=$(dtl_stage_tree)
 out=$DTL_BUILD/intree
 karch=x86
 want=m
 [ "$DTL_ARCH" = arm64 ] && karch=arm64 want=y
 cross=$DTL_CROSS
 defconfig=defconfig
+# The 6.12 trees need the compatibility header; 7.3 is what the driver is
+# written for.
+compat=(KCFLAGS="-include $DTL_TOP/compat/dtl_compat.h")
+extra=()
 case "${1:-}" in
+7.3)
+	# x86_64, built in (the paravirt steal clock of <linux/sched/cputime.h>)
+	# with its KUnit test, W=1 and sparse (C=2), in Linux 7.3 as the series
+	# would put it there.
+	tree=$(dtl_stage_tree73)
+	want=y
+	defconfig="defconfig kvm_guest.config"
+	compat=(C=2 CHECK="$("$DTL_TOP/testbed/build-sparse.sh")")
+	extra=(-e KUNIT -e PERF_DTL_KUNIT_TEST)
+	out=$DTL_CACHE/build/intree-7.3
+	;;
 i386)
 	karch=i386
 	cross=
@@ -44,11 +59,13 @@ ppc64le)
 		die "no ${cross}gcc (apt-get install gcc-powerpc64le-linux-gnu)"
 	;;
 esac
+[ -n "${tree:-}" ] || tree=$(dtl_stage_tree)
 mk=(make -s -C "$tree" O="$out" ARCH="$karch" CROSS_COMPILE="$cross")
 
 cfg=(-e FTRACE -e PERF_EVENTS)
 if [ $want = y ]; then cfg+=(-e PERF_DTL); else cfg+=(-m PERF_DTL); fi
 [ "$karch" = i386 ] && cfg=(-e COMPILE_TEST "${cfg[@]}")
+cfg+=("${extra[@]}")
 # The prepared tree is kept for one set of options.
 mark=$out/.prepared-$(echo "${cfg[*]}" | sha256sum | cut -c1-8)
 
@@ -71,15 +88,19 @@ x86 | i386) steal=arch/x86/events/dtl_steal.o ;;
 arm64) steal=arch/arm64/perf/dtl_steal.o ;;
 *) steal= ;;
 esac
-# The driver is written against Linux 7.3; this tree is 6.12: the
+# The driver is written against Linux 7.3; in a 6.12 tree the
 # compatibility header maps the few APIs that differ (compat/dtl_compat.h).
-"${mk[@]}" W=1 KCFLAGS="-include $DTL_TOP/compat/dtl_compat.h" drivers/perf/dtl/ $steal \
-	>"$out/build.log" 2>&1 ||
+"${mk[@]}" W=1 "${compat[@]}" drivers/perf/dtl/ $steal >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; die "in-tree build of dtl failed"; }
 if [ -n "$steal" ]; then
 	grep -qx 'CONFIG_HAVE_PERF_DTL_STEAL=y' "$out/.config" ||
 		die "$karch does not select HAVE_PERF_DTL_STEAL"
 	[ -f "$out/$steal" ] || die "$steal was not built"
+fi
+# make only warns when the checker is not up to date, and runs none.
+if grep -q 'is not available or not up to date' "$out/build.log"; then
+	cat "$out/build.log"
+	die "sparse did not run"
 fi
 # (Not bison's notes on scripts/genksyms, which powerpc builds on first use.)
 if grep 'warning:' "$out/build.log" | grep -qv '/scripts/genksyms/'; then

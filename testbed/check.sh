@@ -19,8 +19,8 @@ dbg_out=$(mktemp) dbg_err=$(mktemp) dbg_time=$(mktemp) dbg_pid=''
 trap '[ -z "$dbg_pid" ] || kill -- -"$dbg_pid" 2>/dev/null
       rm -f "$summary" "$failures" "$log" "$times" "$seederr" "$dbg_out" "$dbg_err" "$dbg_time"' EXIT
 
-# The debug kernel: KASAN, lockdep, kmemleak, KUnit, timerlat, with dtl in
-# the tree.  Built once (~20 min on 2 cores), then cached.  A cold build
+# The debug kernel: Linux 7.3 with KASAN, lockdep, kmemleak, KUnit,
+# timerlat, and dtl built against it.  Built once (~20 min on 2 cores), then cached.  A cold build
 # runs in the background at nice 19, in its own process group, while the
 # host checks and the other guests run: a guest keeps one core busy, the
 # build takes what is left.
@@ -28,7 +28,6 @@ if [ "${DTL_DEBUG_KERNEL:-1}" = 0 ]; then
 	echo "# ==== debug kernel: skipped (DTL_DEBUG_KERNEL=0)"
 	result debug-kernel 0 0 1
 else
-	dtl_stage_tree >/dev/null	# once, before anything builds in it
 	setsid bash -c 'start=$SECONDS
 		nice -n 19 "$1" >"$2" 2>"$3"; rc=$?
 		echo $((SECONDS - start)) >"$4"; exit $rc' _ \
@@ -167,6 +166,13 @@ else
 	result host/i386-intree-W=1 0 1 0
 fi
 
+stage "host: dtl in the tree of Linux 7.3 (x86_64 defconfig + kvm_guest + PERF_DTL=y + KUnit, W=1, sparse)"
+if "$DTL_TOP/testbed/build-intree.sh" 7.3; then
+	result host/7.3-intree-W=1-C=2 1 0 0
+else
+	result host/7.3-intree-W=1-C=2 0 1 0
+fi
+
 stage "host: dtl in the tree for ppc64le (ppc64le_defconfig + PERF_DTL=y, W=1), next to powerpc's dtl"
 if "$DTL_TOP/testbed/build-intree.sh" ppc64le; then
 	result host/ppc64le-intree-W=1 1 0 0
@@ -260,20 +266,20 @@ fi
 
 # The debug kernel's suite, once its build (started first) is done.
 if [ -n "$dbg_pid" ]; then
-	stage "host: waiting for the debug kernel build"
+	stage "host: waiting for the Linux 7.3 debug kernel build"
 	if wait "$dbg_pid"; then
 		kbuild=$(cat "$dbg_out")
 		result host/debug-kernel-build 1 0 0
 		DTL_KERNEL=$kbuild/vmlinux DTL_KO=$DTL_CACHE/build/module-debug/dtl_pmu.ko \
 		DTL_APPEND="kmemleak=on kunit.enable=1" \
-			guest_suite debug -f "$DTL_CACHE/build/module-debug/dtl_kunit.ko=dtl/dtl_kunit.ko"
+			guest_suite debug-7.3 -f "$DTL_CACHE/build/module-debug/dtl_kunit.ko=dtl/dtl_kunit.ko"
 	else
 		cat "$dbg_err"
 		result host/debug-kernel-build 0 1 0
 	fi
 	dbg_pid=''
 	printf '%6d s  %s\n' "$(cat "$dbg_time" 2>/dev/null || echo '?')" \
-		"host: debug kernel build (in the background, nice 19)" >>"$times"
+		"host: Linux 7.3 debug kernel build (in the background, nice 19)" >>"$times"
 fi
 
 stage ''

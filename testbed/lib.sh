@@ -83,6 +83,23 @@ dtl_stage_tree() {
 	echo "$tree"
 }
 
+# dtl_stage_tree73: the same for Linux 7.3, for the kernel's side only: the
+# repo's kernel files, and the patches that hook dtl into the build of
+# drivers/perf/ and of x86 (patches/linux/0001, 0003).  Prints its path.
+dtl_stage_tree73() {
+	local tree=$DTL_CACHE/tree-$DTL_K73_REL
+
+	if [ ! -f "$tree/Makefile" ]; then
+		cp -al "$DTL_SRC73" "$tree.tmp"
+		mv "$tree.tmp" "$tree"
+	fi
+	DTL_OVERLAY_SRC=$DTL_SRC73 DTL_OVERLAY_DIRS="drivers include arch" \
+	DTL_OVERLAY_PATCHES="$(ls "$DTL_TOP"/patches/linux/0001-*.patch \
+				  "$DTL_TOP"/patches/linux/0003-*.patch)" \
+		"$DTL_TOP/testbed/overlay.sh" "$tree"
+	echo "$tree"
+}
+
 # dtl_series_base DIR "Name <addr>": a git repository in DIR (branch
 # "series", tag "base") whose one commit holds the files of linux-source
 # that the patches in patches/ edit, as Debian ships them: the base the

@@ -6,28 +6,32 @@
 # The tree may be a hard-linked copy of a pristine one: files are replaced,
 # never written through.
 # usage: overlay.sh TREE
+# Environment: DTL_OVERLAY_SRC, the pristine source (default $DTL_SRC);
+# DTL_OVERLAY_DIRS, the repo's folders to lay over it (default all);
+# DTL_OVERLAY_PATCHES, the patches to apply (default patches/*/*.patch).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 tree=$1
-for d in drivers include arch tools Documentation; do
+src=${DTL_OVERLAY_SRC:-$DTL_SRC}
+for d in ${DTL_OVERLAY_DIRS:-drivers include arch tools Documentation}; do
 	[ -d "$DTL_TOP/$d" ] || continue
 	rsync -rlp --checksum "$DTL_TOP/$d/" "$tree/$d/"
 done
 # Apply the patches to pristine copies of the files they touch, then
 # replace only the files whose content changed: make sees no new mtimes on
 # a second run.
-patches=$(ls "$DTL_TOP"/patches/*/*.patch 2>/dev/null || true)
+patches=${DTL_OVERLAY_PATCHES:-$(ls "$DTL_TOP"/patches/*/*.patch 2>/dev/null || true)}
 [ -n "$patches" ] || exit 0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 files=$(sed -n 's|^+++ b/||p' $patches | sort -u)
 for f in $files; do
 	mkdir -p "$work/$(dirname "$f")"
-	[ -f "$DTL_SRC/$f" ] && cp "$DTL_SRC/$f" "$work/$f"
+	[ -f "$src/$f" ] && cp "$src/$f" "$work/$f"
 done
 for p in $patches; do
 	patch -d "$work" -p1 -s -N --no-backup-if-mismatch <"$p" ||
-		die "$(basename "$p") does not apply to $DTL_SRC"
+		die "$(basename "$p") does not apply to $src"
 done
 for f in $files; do
 	if ! cmp -s "$work/$f" "$tree/$f"; then
