@@ -600,11 +600,9 @@ struct dtl_cpu {
 	bool			swap_pending;
 	/* The run in progress, valid when @gen equals dtl_hook_gen. */
 	unsigned long		gen;
-	/*
-	 * Dereferenced only on this CPU, where it is current, or next in the
-	 * context switch the probe has seen; else compared only.
-	 */
+	/* Its task, compared only (dtl_run_is()), and that task's start_time. */
 	struct task_struct	*run_task;
+	u64			run_task_start;
 	u64			run_delay_start;	/* its sched_info.run_delay */
 	u64			run_start;	/* local_clock(), 0 if not read */
 	u64			run_steal_start;

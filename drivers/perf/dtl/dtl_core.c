@@ -173,11 +173,27 @@ static inline u64 dtl_steal_now(struct dtl_cpu *dc)
  * events in.  The same number as schedstat's.  The idle task has none.
  * On this CPU, with interrupts off or from its events' callbacks.
  */
-static inline u64 dtl_run_wait(struct dtl_cpu *dc)
+static inline u64 dtl_run_wait(const struct dtl_cpu *dc,
+			       const struct task_struct *p)
 {
-	u64 delay = READ_ONCE(dc->run_task->sched_info.run_delay);
+	u64 delay = READ_ONCE(p->sched_info.run_delay);
 
 	return delay > dc->run_delay_start ? delay - dc->run_delay_start : 0;
+}
+
+/*
+ * Is the run that @dc describes @p's, @p being a live task on this CPU
+ * (prev in the probe, or current)?  The run's task is only compared,
+ * never dereferenced: a run started when the probe was registered may be
+ * that of a task that left the CPU before the probe could see it, and
+ * may be gone since.  Its start time tells a new task from an old one
+ * whose task_struct it reuses.
+ */
+static inline bool dtl_run_is(const struct dtl_cpu *dc,
+			      const struct task_struct *p)
+{
+	return dc->gen == READ_ONCE(dtl_hook_gen) && dc->run_task == p &&
+	       dc->run_task_start == p->start_time;
 }
 
 /*
@@ -224,9 +240,9 @@ static void dtl_sched_switch(void *data, bool preempt,
 
 	dtl_ctx_switch_seen(dc);
 	dc->switches++;
-	if (likely(dc->gen == gen)) {
+	if (likely(dtl_run_is(dc, prev))) {
 		dc->total[DTL_CNT_DISPATCHES]++;
-		dc->total[DTL_CNT_WAIT_NS] += dtl_run_wait(dc);
+		dc->total[DTL_CNT_WAIT_NS] += dtl_run_wait(dc, prev);
 		dc->total[DTL_CNT_STEAL_NS] += dtl_steal_delta(dc->run_steal_start,
 							       steal);
 		/*
@@ -239,7 +255,11 @@ static void dtl_sched_switch(void *data, bool preempt,
 		    !is_idle_task(prev))
 			dc->total[DTL_CNT_PREEMPTIONS]++;
 	} else {
-		/* A CPU that was offline when the probe was registered. */
+		/*
+		 * A CPU that was offline when the probe was registered, or
+		 * whose task left it before the probe was in place: no event
+		 * had started yet, the run is nobody's.
+		 */
 		dc->gen = gen;
 		dc->run_start = now;
 		dc->run_steal_start = steal;
@@ -250,6 +270,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 					 prev_state, now, wait, steal);
 
 	dc->run_task = next;
+	dc->run_task_start = next->start_time;
 	dc->run_delay_start = READ_ONCE(next->sched_info.run_delay);
 	dc->run_start = now;
 	dc->run_steal_start = steal;
@@ -258,14 +279,14 @@ static void dtl_sched_switch(void *data, bool preempt,
 /* The part of the run in progress on this CPU that counter @idx will charge. */
 static u64 dtl_run_pending(struct dtl_cpu *dc, int idx)
 {
-	if (dc->gen != READ_ONCE(dtl_hook_gen))
+	if (!dtl_run_is(dc, current))
 		return 0;
 
 	switch (idx) {
 	case DTL_CNT_DISPATCHES:
 		return 1;
 	case DTL_CNT_WAIT_NS:
-		return dtl_run_wait(dc);
+		return dtl_run_wait(dc, current);
 	case DTL_CNT_STEAL_NS:
 		return dtl_steal_delta(dc->run_steal_start, dtl_steal_now(dc));
 	default:
@@ -290,9 +311,10 @@ static inline bool dtl_is_cgroup_event(struct perf_event *event)
 /*
  * This CPU's total for @event.  Task and cgroup events see completed runs
  * only, except when the task is exiting: perf removes its events before
- * its last switch-out, so that last run is charged here.  The check on
- * run_task keeps a switch-out of an exiting task (when the probe has
- * already started the next run) from charging the next task's run.
+ * its last switch-out, so that last run is charged here.
+ * dtl_run_pending() charges a run only if it is current's: a switch-out
+ * of an exiting task, when the probe has already started the next run,
+ * does not charge the next task's run.
  */
 static u64 dtl_event_total(struct perf_event *event, bool removing)
 {
@@ -303,7 +325,7 @@ static u64 dtl_event_total(struct perf_event *event, bool removing)
 	if (!dtl_is_task_event(event) && !dtl_is_cgroup_event(event))
 		total += dtl_run_pending(dc, idx);
 	else if (dtl_is_task_event(event) && removing &&
-		 (current->flags & PF_EXITING) && dc->run_task == current)
+		 (current->flags & PF_EXITING))
 		total += dtl_run_pending(dc, idx);
 
 	return total;
@@ -400,6 +422,7 @@ static void dtl_cpu_start_run(void *info)
 
 	dc->gen = READ_ONCE(dtl_hook_gen);
 	dc->run_task = current;
+	dc->run_task_start = current->start_time;
 	/* It began before dtl looked: no wait. */
 	dc->run_delay_start = READ_ONCE(current->sched_info.run_delay);
 	dc->run_start = local_clock();

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -306,6 +307,76 @@ TEST_F_TIMEOUT(many, probe_lingers, 300)
 	TH_LOG("disarmed %llu ms after the last close", ms);
 	/* HZ after the last close, which came a little before t0. */
 	EXPECT_GE(ms, 500);
+}
+
+/* Fork short busy children on @cpu until killed: tasks come and go there. */
+static pid_t churn_on(int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	/* Gone with the test, however it ends. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	dtl_pin_to(cpu);
+	for (;;) {
+		pid_t c = fork();
+
+		if (!c) {
+			unsigned long long t0 = dtl_now_ns();
+
+			while (dtl_now_ns() - t0 < 200000)
+				;
+			_exit(0);
+		}
+		if (c > 0)
+			waitpid(c, NULL, 0);
+	}
+}
+
+/*
+ * Arming the probe starts, on every CPU, a run of the task then current,
+ * and the probe is registered after that.  A task that left its CPU (and
+ * exited) in between must not be read by the probe's first switch there:
+ * it may be freed by then (KASAN: a use-after-free read of its
+ * sched_info).  Re-arm the probe several times while short-lived tasks
+ * come and go on every CPU; nothing may taint the kernel, and counting
+ * still works.
+ */
+TEST_F_TIMEOUT(many, rearm_while_tasks_exit, 300)
+{
+	long tainted = dtl_read_ll("/proc/sys/kernel/tainted");
+	int i, cpu, ncpu = dtl_ncpus(), fd;
+	pid_t churn[64];
+	long long n;
+
+	ASSERT_GE(tainted, 0);
+	ASSERT_LE(ncpu, 64);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		churn[cpu] = churn_on(cpu);
+		ASSERT_GT(churn[cpu], 0);
+	}
+	for (i = 0; i < 6; i++) {
+		int j;
+
+		/* Disarmed: the next open registers the probe again. */
+		for (j = 0; j < 500 && debugfs_ll("hook_armed") != 0; j++)
+			usleep(10000);
+		ASSERT_EQ(0, debugfs_ll("hook_armed"));
+		fd = dtl_open("dispatches", -1, 0, -1, 0);
+		ASSERT_GE(fd, 0);
+		usleep(50000);
+		n = dtl_count(fd);
+		close(fd);
+		EXPECT_GT(n, 0) TH_LOG("cycle %d: %lld dispatches on cpu 0", i, n);
+	}
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		kill(churn[cpu], SIGKILL);
+		waitpid(churn[cpu], NULL, 0);
+	}
+	TH_LOG("6 re-arms with tasks exiting on %d CPUs; taint %ld -> %lld", ncpu,
+	       tainted, dtl_read_ll("/proc/sys/kernel/tainted"));
+	EXPECT_EQ(tainted, dtl_read_ll("/proc/sys/kernel/tainted"));
 }
 
 TEST_HARNESS_MAIN
