@@ -984,7 +984,7 @@ TEST_F_TIMEOUT(keep_up, eight_sessions, 300)
 	 * host too.  A lap there is told, not failed; x86_64 fails on one.
 	 */
 	if (lapped_all)
-		SKIP(return, "arm64 under TCG: %lu of %lu drain passes out of budget, %llu records lapped",
+		SKIP(return, "arm64 TCG: %lu of %lu passes out of budget, %llu lapped",
 		     d1.cut - d0.cut, d1.passes - d0.passes, lapped_all);
 #endif
 	EXPECT_EQ(0, lapped_all);
