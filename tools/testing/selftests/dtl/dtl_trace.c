@@ -895,6 +895,8 @@ TEST(drain_bounded)
 #define KEEP_UP_SESSIONS	8
 #define KEEP_UP_ROUNDS		30000
 #define KEEP_UP_RECORDS		(9 * KEEP_UP_ROUNDS)
+/* The driver's DTL_DRAIN_CHECK: records a pass reads between clock reads. */
+#define KEEP_UP_CHECK		8ULL
 
 FIXTURE(keep_up) {
 	struct dtl_trace_buf t[KEEP_UP_SESSIONS];
@@ -921,8 +923,9 @@ FIXTURE_TEARDOWN(keep_up)
 TEST_F_TIMEOUT(keep_up, eight_sessions, 300)
 {
 	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = KEEP_UP_ROUNDS };
-	unsigned long long lapped_all = 0, read_all = 0;
+	unsigned long long lapped_all = 0, read_all = 0, start, elapsed;
 	struct dtl_trace_buf *t = self->t;
+	unsigned long passes, cut;
 	size_t n[KEEP_UP_SESSIONS] = { 0 };
 	struct drain_stat d0, d1;
 	int i;
@@ -939,16 +942,28 @@ TEST_F_TIMEOUT(keep_up, eight_sessions, 300)
 	memset(&d0, 0, sizeof(d0));
 	memset(&d1, 0, sizeof(d1));
 	drain_read(pp.cpu, &d0);
+	start = dtl_now_ns();
 	ASSERT_EQ(0, pingpong_run(&pp));
+	elapsed = dtl_now_ns() - start;
 	drain_read(pp.cpu, &d1);
 	for (i = 0; i < KEEP_UP_SESSIONS; i++)
 		ASSERT_EQ(0, ioctl(t[i].fd, PERF_EVENT_IOC_DISABLE, 0));
-	TH_LOG("cpu %d: %lu drain passes, %lu of them out of budget", pp.cpu,
-	       d1.passes - d0.passes, d1.cut - d0.cut);
+	passes = d1.passes - d0.passes;
+	cut = d1.cut - d0.cut;
+	TH_LOG("cpu %d: %lu drain passes in %llu ms, one every %llu us, %lu of them out of budget",
+	       pp.cpu, passes, elapsed / 1000000,
+	       passes ? elapsed / passes / 1000 : 0ULL, cut);
 
+	/*
+	 * Each session: no LOST record for a full buffer (it is big enough),
+	 * and the loss told exactly: between two records, as many numbers
+	 * are missing as the LOST records between them count.
+	 */
 	for (i = 0; i < KEEP_UP_SESSIONS; i++) {
-		unsigned long long lost = 0, lapped = 0, gaps = 0;
+		unsigned long long lost = 0, lapped = 0, pending = 0;
+		unsigned long long prev = 0, untold = 0;
 		struct perf_dtl_entry *r = self->r;
+		bool have_prev = false;
 		size_t j;
 
 		n[i] = dtl_trace_take(&t[i], r, KEEP_UP_RECORDS);
@@ -956,37 +971,46 @@ TEST_F_TIMEOUT(keep_up, eight_sessions, 300)
 			if (r[j].kind == PERF_DTL_KIND_LOST) {
 				lost += r[j].lost;
 				lapped += r[j].lapped;
-			} else if (j && r[j - 1].kind != PERF_DTL_KIND_LOST &&
-				   r[j - 1].seq + 1 != r[j].seq) {
-				/* A number missing with no LOST record for it. */
-				gaps++;
+				pending += r[j].lost + r[j].lapped;
+				continue;
 			}
+			if (have_prev && r[j].seq - prev - 1 != pending)
+				untold++;
+			have_prev = true;
+			prev = r[j].seq;
+			pending = 0;
 		}
 		TH_LOG("session %d: %zu records, seq %llu..%llu, lapped %llu, lost %llu",
 		       i, n[i], n[i] ? (unsigned long long)r[0].seq : 0ULL,
 		       n[i] ? (unsigned long long)r[n[i] - 1].seq : 0ULL,
 		       lapped, lost);
-		EXPECT_EQ(0, t[i].bad);
-		EXPECT_LT(n[i], KEEP_UP_RECORDS);
-		EXPECT_EQ(0, lost);
+		ASSERT_EQ(0, t[i].bad);
+		ASSERT_LT(n[i], KEEP_UP_RECORDS);
+		ASSERT_EQ(0, lost);
+		/* Gaps whose size the LOST records before them do not give. */
+		ASSERT_EQ(0, untold);
 		lapped_all += lapped;
 		read_all += n[i];
-		EXPECT_EQ(0, gaps);
 		if (!lapped)
-			EXPECT_GE(n[i], 2 * pp.rounds);
+			ASSERT_GE(n[i], 2 * pp.rounds);
 	}
 	/*
-	 * A pass reads DTL_DRAIN_CHECK (8) records before it first looks at
-	 * the clock.  Where passes read about that many, they ran out of
-	 * their budget at the first look: the machine reads no more in a
-	 * pass's 5 us (the KASAN debug kernel under TCG: 9 a pass, 42000
-	 * records lapped a session), and the load outruns the drain by
-	 * design.  Where the catch-up itself breaks, passes read more and
-	 * fewer of them run: that fails.
+	 * A timer pass reads DTL_DRAIN_CHECK (8) records between two looks
+	 * at the clock, and stops at the first look past its budget
+	 * (DTL_DRAIN_BUDGET_NS, 5 us); while a reader is half a log behind,
+	 * the next pass follows 5 us later instead of 50.  Where nearly
+	 * every pass was cut and passes read fewer than four times
+	 * DTL_DRAIN_CHECK records, the machine copies no more than that in
+	 * 5 us, timer interrupts included: QEMU TCG, 10-15 records a pass,
+	 * one pass every 115-830 us (the KASAN kernel).  The load outruns
+	 * the interrupts-off bound there by design: the lap is told, and
+	 * the loss was accounted exactly (above).  Where the catch-up
+	 * itself breaks, passes read more: that fails.
 	 */
-	if (lapped_all && read_all < 10ULL * (d1.passes - d0.passes))
+	if (lapped_all && passes && cut * 10 >= passes * 9 &&
+	    read_all < 4 * KEEP_UP_CHECK * passes)
 		SKIP(return, "drain at its floor: %llu records in %lu passes, %llu lapped",
-		     read_all, d1.passes - d0.passes, lapped_all);
+		     read_all, passes, lapped_all);
 #ifdef __aarch64__
 	/*
 	 * Interrupts stay off for at most a pass's budget (P8), so where a
@@ -998,7 +1022,7 @@ TEST_F_TIMEOUT(keep_up, eight_sessions, 300)
 	 */
 	if (lapped_all)
 		SKIP(return, "arm64 TCG: %lu of %lu passes out of budget, %llu lapped",
-		     d1.cut - d0.cut, d1.passes - d0.passes, lapped_all);
+		     cut, passes, lapped_all);
 #endif
 	EXPECT_EQ(0, lapped_all);
 }
