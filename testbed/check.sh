@@ -16,34 +16,10 @@ log=$(mktemp)
 times=$(mktemp)
 seederr=$(mktemp)
 dbg_out=$(mktemp) dbg_err=$(mktemp) dbg_time=$(mktemp) dbg_pid=''
+dbg_log=$(mktemp) dbg_rc=$(mktemp) dbg_stime=$(mktemp) dbg_go=$(mktemp -u)
 trap '[ -z "$dbg_pid" ] || kill -- -"$dbg_pid" 2>/dev/null
-      rm -f "$summary" "$failures" "$log" "$times" "$seederr" "$dbg_out" "$dbg_err" "$dbg_time"' EXIT
-
-# The debug kernel: Linux 7.3 with KASAN, lockdep, kmemleak, KUnit,
-# timerlat, and dtl built against it.  Built once (~20 min on 2 cores), then cached.  A cold build
-# runs in the background at nice 19, in its own process group, while the
-# host checks and the other guests run: a guest keeps one core busy, the
-# build takes what is left.
-if [ "${DTL_DEBUG_KERNEL:-1}" = 0 ]; then
-	echo "# ==== debug kernel: skipped (DTL_DEBUG_KERNEL=0)"
-	result debug-kernel 0 0 1
-else
-	setsid bash -c 'start=$SECONDS
-		nice -n 19 "$1" >"$2" 2>"$3"; rc=$?
-		echo $((SECONDS - start)) >"$4"; exit $rc' _ \
-		"$DTL_TOP/testbed/build-debug-kernel.sh" "$dbg_out" "$dbg_err" "$dbg_time" &
-	dbg_pid=$!
-fi
-
-# stage NAME: a banner; the time each stage took is listed at the end
-# (CI has a time limit: this says where the time goes).
-stage_name='' stage_start=$SECONDS
-stage() {
-	[ -z "$stage_name" ] ||
-		printf '%6d s  %s\n' $((SECONDS - stage_start)) "$stage_name" >>"$times"
-	stage_name=$1 stage_start=$SECONDS
-	[ -z "$1" ] || echo "# ==== $1"
-}
+      rm -f "$summary" "$failures" "$log" "$times" "$seederr" "$dbg_out" "$dbg_err" \
+	"$dbg_time" "$dbg_log" "$dbg_rc" "$dbg_stime" "$dbg_go"' EXIT
 
 # stamp: copy a guest's output, and before each test's banner and at the
 # end, the seconds since the previous banner.
@@ -57,6 +33,48 @@ stamp() {
 		printf '%s\n' "$line"
 	done
 	echo "# (previous test: $((SECONDS - t)) s)"
+}
+
+# The debug kernel: Linux 7.3 with KASAN, lockdep, kmemleak, KUnit,
+# timerlat, and dtl built against it.  Built once (~20 min on 2 cores),
+# then cached.  It runs in the background, in its own process group: a
+# cold build at nice 19 while the host checks and the first guests run,
+# then the guest suite on it, once the host checks are done (their builds
+# would take its core), beside the other guests: a TCG guest keeps one of
+# the two cores busy, so two guests at a time halve the time of the
+# guest stages.  Its output is printed at the end.
+if [ "${DTL_DEBUG_KERNEL:-1}" = 0 ]; then
+	echo "# ==== debug kernel: skipped (DTL_DEBUG_KERNEL=0)"
+	result debug-kernel 0 0 1
+else
+	export -f stamp
+	setsid bash -c 'start=$SECONDS
+		nice -n 19 "$1/testbed/build-debug-kernel.sh" >"$3" 2>"$4"; rc=$?
+		echo $((SECONDS - start)) >"$5"
+		[ "$rc" -eq 0 ] || exit "$rc"
+		while [ ! -e "$6" ]; do sleep 2; done
+		start=$SECONDS kbuild=$(cat "$3")
+		DTL_KERNEL=$kbuild/vmlinux DTL_KO=$2/build/module-debug/dtl_pmu.ko \
+		DTL_APPEND="kmemleak=on kunit.enable=1" \
+			"$1/testbed/vm-run.sh" -t "${DTL_VM_LIMIT:-3000}" \
+			-f "$2/build/tests=dtl/tests" \
+			-f "$2/build/module-debug/dtl_kunit.ko=dtl/dtl_kunit.ko" \
+			"$1/testbed/guest/all.sh" 2>&1 | stamp >"$7"
+		echo "${PIPESTATUS[0]}" >"$8"
+		echo $((SECONDS - start)) >"$9"' _ \
+		"$DTL_TOP" "$DTL_CACHE" "$dbg_out" "$dbg_err" "$dbg_time" "$dbg_go" \
+		"$dbg_log" "$dbg_rc" "$dbg_stime" &
+	dbg_pid=$!
+fi
+
+# stage NAME: a banner; the time each stage took is listed at the end
+# (CI has a time limit: this says where the time goes).
+stage_name='' stage_start=$SECONDS
+stage() {
+	[ -z "$stage_name" ] ||
+		printf '%6d s  %s\n' $((SECONDS - stage_start)) "$stage_name" >>"$times"
+	stage_name=$1 stage_start=$SECONDS
+	[ -z "$1" ] || echo "# ==== $1"
 }
 
 # failed_detail NAME < guest log: for each guest test that failed, its
@@ -187,6 +205,9 @@ else
 	result host/dkms 0 1 0
 fi
 
+# The host checks are done: the debug kernel's suite may start.
+touch "$dbg_go"
+
 # A Debian 12 guest with systemd (its image built once, cached): dtl
 # installed with DKMS, loaded at boot, collected by PCP and OpenMetrics.
 stage "guest: Debian 12 with systemd (DKMS, modules-load.d, perf, PCP, OpenMetrics, dkms remove)"
@@ -208,14 +229,9 @@ else
 	{ echo "## demo, its last lines:"; tail -n 20 "$log"; } >>"$failures"
 fi
 
-# guest_suite NAME VM-RUN-OPTIONS...: every guest test in one boot.
-guest_suite() {
-	local name=$1 vmrc
-	shift
-	stage "guest: $name"
-	"$DTL_TOP/testbed/vm-run.sh" -t "${DTL_VM_LIMIT:-2400}" -f "${DTL_TESTS:-$DTL_BUILD/tests}=dtl/tests" "$@" \
-		"$DTL_TOP/testbed/guest/all.sh" | stamp | tee "$log"
-	vmrc=${PIPESTATUS[0]}
+# guest_results NAME VMRC: the results of a guest suite, its output in $log.
+guest_results() {
+	local name=$1 vmrc=$2
 	while read -r _ test p f s; do
 		result "$name:$test" "$p" "$f" "$s"
 	done < <(grep '^DTL-RESULT ' "$log")
@@ -226,6 +242,17 @@ guest_suite() {
 		{ echo "## $name:vm (exit $vmrc), the guest's last lines:"
 		  tail -n 20 "$log"; } >>"$failures"
 	fi
+}
+
+# guest_suite NAME VM-RUN-OPTIONS...: every guest test in one boot.
+guest_suite() {
+	local name=$1 vmrc
+	shift
+	stage "guest: $name"
+	"$DTL_TOP/testbed/vm-run.sh" -t "${DTL_VM_LIMIT:-2400}" -f "${DTL_TESTS:-$DTL_BUILD/tests}=dtl/tests" "$@" \
+		"$DTL_TOP/testbed/guest/all.sh" | stamp | tee "$log"
+	vmrc=${PIPESTATUS[0]}
+	guest_results "$name" "$vmrc"
 }
 
 guest_suite "${DTL_KERNEL:+custom}${DTL_KERNEL:-debian}"
@@ -264,22 +291,27 @@ else
 	result host/arm64-build 0 1 0
 fi
 
-# The debug kernel's suite, once its build (started first) is done.
+# The debug kernel's suite, run in the background (see the top).
 if [ -n "$dbg_pid" ]; then
-	stage "host: waiting for the Linux 7.3 debug kernel build"
-	if wait "$dbg_pid"; then
-		kbuild=$(cat "$dbg_out")
-		result host/debug-kernel-build 1 0 0
-		DTL_KERNEL=$kbuild/vmlinux DTL_KO=$DTL_CACHE/build/module-debug/dtl_pmu.ko \
-		DTL_APPEND="kmemleak=on kunit.enable=1" \
-			guest_suite debug-7.3 -f "$DTL_CACHE/build/module-debug/dtl_kunit.ko=dtl/dtl_kunit.ko"
-	else
+	stage "host: waiting for the Linux 7.3 debug kernel's build and suite (in the background)"
+	wait "$dbg_pid"
+	dbg_pid=''
+	if [ ! -s "$dbg_rc" ]; then
 		cat "$dbg_err"
 		result host/debug-kernel-build 0 1 0
+	else
+		result host/debug-kernel-build 1 0 0
+		echo "# ==== guest: debug-7.3 (run beside the guests above)"
+		cp "$dbg_log" "$log"
+		cat "$log"
+		guest_results debug-7.3 "$(cat "$dbg_rc")"
 	fi
-	dbg_pid=''
+	stage ''
 	printf '%6d s  %s\n' "$(cat "$dbg_time" 2>/dev/null || echo '?')" \
 		"host: Linux 7.3 debug kernel build (in the background, nice 19)" >>"$times"
+	[ ! -s "$dbg_stime" ] ||
+		printf '%6d s  %s\n' "$(cat "$dbg_stime")" \
+			"guest: debug-7.3 (in the background, beside the guests above)" >>"$times"
 fi
 
 stage ''
