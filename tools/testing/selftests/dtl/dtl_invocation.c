@@ -1045,17 +1045,19 @@ TEST(blocked_migrated_waiter)
 }
 
 /* Two processes ping-pong @rounds times on @cpu. */
-static void pair_procs(int cpu, int rounds, pid_t *pids)
+static int pair_procs(int cpu, int rounds, pid_t *pids)
 {
 	static struct pair p;
 	int i;
 
 	if (pipe(p.a2b) || pipe(p.b2a))
-		return;
+		return -1;
 	p.rounds = rounds;
 	p.cpu = cpu;
 	for (i = 0; i < 2; i++) {
 		pids[i] = fork();
+		if (pids[i] < 0)
+			return -1;
 		if (!pids[i]) {
 			pair_side(&p, i);
 			_exit(0);
@@ -1065,6 +1067,7 @@ static void pair_procs(int cpu, int rounds, pid_t *pids)
 		close(p.a2b[i]);
 		close(p.b2a[i]);
 	}
+	return 0;
 }
 
 /*
@@ -1095,7 +1098,7 @@ TEST(lost_filtered)
 	rounds = entries * 3 / 4;
 	t0 = dtl_now_ns();
 	ASSERT_EQ(0, ioctl(tf.fd, PERF_EVENT_IOC_ENABLE, 0));
-	pair_procs(cpu, rounds, pids);
+	ASSERT_EQ(0, pair_procs(cpu, rounds, pids));
 	waitpid(pids[0], NULL, 0);
 	waitpid(pids[1], NULL, 0);
 	elapsed = dtl_now_ns() - t0;
