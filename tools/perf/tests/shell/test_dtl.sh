@@ -170,19 +170,23 @@ perf report -D -i "$tmp/data" 2>/dev/null | grep -q '\. \.\.\. DTL data: size' |
 # 2b. The two record formats: compact by default (format 2: 32 bytes for a
 # record that follows on from the one before, 64 for others), 64 bytes
 # each with dtl/all,full/ (format 1).  The recording says which; both
-# decode every switch of the same load.
+# decode every switch of the same load, as many as sched_switch shows.
+# (perf bench sched pipe -l 2000 makes 4000 switches with perf 6.12's,
+# about 3600 with 7.3's.)
 for fmt in compact full; do
 	if [ "$fmt" = compact ]; then ev=dtl/all/; else ev=dtl/all,full/; fi
-	perf record -q -o "$tmp/fmt" -m ,64 -e "$ev" -C 0 -- \
+	perf record -q -o "$tmp/fmt" -m ,64 -e "$ev" -e sched:sched_switch -C 0 -- \
 		taskset -c 0 perf bench sched pipe -l 2000 >/dev/null 2>"$tmp/fmt.err" ||
 		fail "perf record -e $ev: $(cat "$tmp/fmt.err")"
-	nrec=$(perf script -i "$tmp/fmt" -F event,synth 2>"$tmp/fmt.err" | grep -c 'dtl: ')
+	perf script -i "$tmp/fmt" -F event,synth,trace >"$tmp/fmt.script" 2>"$tmp/fmt.err"
+	same_switches "$tmp/fmt.script" "$ev"
+	nrec=$(grep -c 'dtl: ' "$tmp/fmt.script")
 	perf report -D -i "$tmp/fmt" >"$tmp/fmt.dump" 2>/dev/null
 	format=$(sed -n 's/^ *Format *//p' "$tmp/fmt.dump" | head -1)
 	bytes=$(sed -n 's/.*DTL data: size \([0-9]*\) bytes.*/\1/p' "$tmp/fmt.dump" |
 		awk '{s += $1} END {print s + 0}')
 	echo "$ev: format $format, $nrec records in $bytes bytes of AUX data"
-	[ "$nrec" -ge 4000 ] || fail "$ev: $nrec records decoded for 4000 switches"
+	[ "$nrec" -ge 3000 ] || fail "$ev: $nrec records decoded for 2000 round trips"
 	grep -q 'corrupt\|not a whole' "$tmp/fmt.err" &&
 		fail "$ev: $(head -3 "$tmp/fmt.err")"
 	if [ "$fmt" = compact ]; then
@@ -276,7 +280,9 @@ perf record -q -o "$tmp/snapw" -Se -m ,2 -e dtl/all/ -C 0 -- \
 nwrap=$(perf script -i "$tmp/snapw" -F event,synth 2>/dev/null | grep -c 'dtl: ')
 echo "snapshot of a 128-record buffer after 2000 switches: $nwrap records"
 [ "$nwrap" -ge 120 ] || fail "a snapshot of a wrapped 128-record buffer has $nwrap records"
-perf record -v -o "$tmp/snap2" -S -e dtl/all/ -a -- sleep 5 >/dev/null 2>"$tmp/snap2.rec" &
+# (sleep 60: SIGINT ends it after the second snapshot, however slow the
+# kernel: 5 s were over before the workload on the debug kernel.)
+perf record -v -o "$tmp/snap2" -S -e dtl/all/ -a -- sleep 60 >/dev/null 2>"$tmp/snap2.rec" &
 rec=$!
 # perf ignores a SIGUSR2 that comes before it arms its snapshot trigger,
 # or while it is still writing the last snapshot, and one that comes before
@@ -286,7 +292,7 @@ snapshot() {
 	j=0
 	while [ "$(grep -c 'Recording AUX area tracing snapshot' "$tmp/snap2.rec")" -lt "$1" ] &&
 	      [ $j -lt 50 ]; do
-		kill -USR2 $rec
+		kill -USR2 $rec 2>/dev/null || break
 		sleep 0.1
 		j=$((j + 1))
 	done
@@ -389,11 +395,17 @@ else
 	     tid && $1 == "wait" { n[tid] = $2; mean[tid] = $3 / 1000; max[tid] = $8 / 1000 }
 	     tid && /^  worst wait/ { at[tid] = $7; tid = 0 }
 	     END { for (t in n) print t, n[t], mean[t], max[t], at[t] }' "$tmp/sum" >"$tmp/sum.dtl"
-	# perf sched latency: "comm:tid | runtime ms | count | avg: x ms | max: y ms | ..."
+	# perf sched latency: "comm:tid | runtime | count | avg | max | max
+	# start | max end |", each time a number and its unit (perf 7.3: "7.628
+	# ms"; before 6.15: "avg: 7.628 ms", always ms).
 	perf sched latency -p -i "$tmp/lat" 2>/dev/null |
-		awk -F'|' '$1 ~ /:[0-9]+ *$/ { k = split($1, a, ":"); t = a[k] + 0
-			split($4, v, " "); split($5, m, " "); split($7, e, " ")
-			print t, $3 + 0, v[2], m[2], e[3] }' >"$tmp/sum.sched"
+		awk -F'|' '
+		function num(f,   n, w, i) { n = split(f, w, " ")
+			for (i = 1; i <= n; i++) if (w[i] ~ /^[0-9.]+$/) return i; return 0 }
+		function ms(f,   n, w, i, u) { i = num(f); split(f, w, " "); u = w[i + 1]
+			return u == "ns" ? w[i] / 1e6 : u == "us" ? w[i] / 1e3 : u == "s" ? w[i] * 1e3 : w[i] + 0 }
+		$1 ~ /:[0-9]+ *$/ { k = split($1, a, ":"); t = a[k] + 0; split($7, e, " ")
+			print t, $3 + 0, ms($4), ms($5), e[num($7)] }' >"$tmp/sum.sched"
 	# Every task the workload's shell started (pinned from birth) that
 	# waited more than a few times: the same count (a dispatch or two
 	# apart where the two events start and stop), mean wait within 10 %
@@ -415,13 +427,22 @@ else
 		"$tmp/sum.sched" "$tmp/sum.dtl" ||
 		fail "the dlfilter's latencies differ from perf sched latency's"
 	# The worst wait of the sleep loop ended with a dispatch of it on that
-	# CPU that the sched_switch events show.
+	# CPU that the sched_switch events show, unless perf lost events of
+	# the recording (its ring buffer, not dtl's: a slow debug kernel with
+	# a busy host), which may be that one.
 	worst=$(awk -v t="$sleeper" '$1 == t { print $5 }' "$tmp/sum.dtl")
-	perf script -i "$tmp/lat" -F time,event,trace 2>/dev/null |
+	lost=$(perf report --stats -i "$tmp/lat" 2>/dev/null |
+		awk '$1 ~ /^LOST(_SAMPLES)?$/ && $2 == "events:" { n += $3 } END { print n + 0 }')
+	if ! perf script -i "$tmp/lat" -F time,event,trace 2>/dev/null |
 		awk -v w="$worst" -v t="$sleeper" \
 			'$2 == "sched:sched_switch:" && $0 ~ "next_pid=" t " " {
-			d = $1 - w; if (d < 0) d = -d; if (d < 0.001) ok = 1 } END { exit !ok }' ||
-		fail "no dispatch of task $sleeper at its worst wait's time $worst"
+			d = $1 - w; if (d < 0) d = -d; if (d < 0.001) ok = 1 } END { exit !ok }'; then
+		if [ "$lost" -gt 0 ]; then
+			echo "note: no dispatch of task $sleeper at its worst wait's time $worst; perf lost $lost events of that recording"
+		else
+			fail "no dispatch of task $sleeper at its worst wait's time $worst"
+		fi
+	fi
 
 	# hist: the sleep loop's histogram holds each of its dispatches once.
 	perf script -i "$tmp/lat" --dlfilter "$dlf" --dlarg hist 2>/dev/null |

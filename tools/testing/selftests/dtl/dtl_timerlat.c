@@ -29,6 +29,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "../kselftest_harness.h"
 #include "dtl_util.h"
@@ -61,12 +62,14 @@ struct waiter {
 	pid_t tid;
 	int err;
 	int reads;
+	long blocked;	/* voluntary switches over the reads (nvcsw) */
 };
 
 static void *waiter_main(void *arg)
 {
 	struct waiter *w = arg;
 	char path[128], buf[1024];
+	struct rusage ru0, ru1;
 	cpu_set_t set;
 	int fd, i;
 
@@ -84,6 +87,7 @@ static void *waiter_main(void *arg)
 		w->err = errno;
 		return NULL;
 	}
+	getrusage(RUSAGE_THREAD, &ru0);
 	for (i = 0; i < ACTIVATIONS; i++) {
 		if (read(fd, buf, sizeof(buf)) < 0) {
 			w->err = errno;
@@ -91,6 +95,8 @@ static void *waiter_main(void *arg)
 		}
 		w->reads++;
 	}
+	getrusage(RUSAGE_THREAD, &ru1);
+	w->blocked = ru1.ru_nvcsw - ru0.ru_nvcsw;
 	close(fd);
 	return NULL;
 }
@@ -234,6 +240,7 @@ TEST(timerlat_agrees_with_dtl)
 	int fd[MAX_CPUS];
 	struct match_stats st = { 0 };
 	long long ndiff;
+	long blocked = 0;
 	char period[16];
 	FILE *trace;
 
@@ -332,11 +339,19 @@ TEST(timerlat_agrees_with_dtl)
 
 	TH_LOG("%d CPUs, %u activations of the waiters in the timerlat trace",
 	       ncpu, st.threads);
-	TH_LOG("%u matched to a dtl dispatch, %u with no dispatch after the IRQ",
-	       st.matched, st.early);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		blocked += w[cpu].blocked;
+	TH_LOG("%u matched to a dtl dispatch, %u with none after the IRQ; %ld blocked",
+	       st.matched, st.early, blocked);
 	ASSERT_GT(st.threads, (unsigned int)(ncpu * ACTIVATIONS / 2));
-	/* Every activation dispatches the thread: dtl must have seen it. */
-	EXPECT_GE(st.matched, st.threads * 95 / 100);
+	/*
+	 * An activation whose thread blocked dispatches it after the IRQ:
+	 * dtl must have seen that.  One whose timer fired before the thread
+	 * blocked again (a slow kernel: the debug kernel beside another
+	 * guest) wakes it on the CPU, with no switch; the scheduler's count
+	 * of the waiters' voluntary switches bounds those that blocked.
+	 */
+	EXPECT_GE(st.matched, (st.threads < blocked ? st.threads : blocked) * 95 / 100);
 	ndiff = st.ndiff;
 	ASSERT_GT(ndiff, 0);
 	qsort(diffs, ndiff, sizeof(diffs[0]), cmp_ll);
