@@ -14,7 +14,7 @@
 #   make vm-run SCRIPT=path   run any script in the guest with dtl loaded
 #                     (GUEST=debian: in Debian 12 with systemd, without dtl)
 #   make module       the out-of-tree module against Debian's headers
-#   make perf         perf 6.12 with dtl's decoder (perf-dtl in the guest)
+#   make perf         perf 7.3 with dtl's decoder (perf-dtl in the guest)
 #
 # KERNEL=path/to/vmlinux boots another kernel (default: Debian's 6.12).
 # ARCH=arm64 runs vm-run in an arm64 guest (make check runs both);

@@ -3,7 +3,7 @@
 # Build the debug kernel (KASAN, lockdep, kmemleak, KUnit, timerlat) from
 # Linux 7.3's source (linux-source-7.3 of Debian 13's backports), the
 # kernel the driver is written for, with dtl in the tree as the series
-# puts it there (dtl_stage_tree73), plus dtl and its KUnit test as
+# puts it there (dtl_stage_tree), plus dtl and its KUnit test as
 # modules built against it out of tree (testbed/build-module.sh, W=1).
 #
 # The build directory is keyed by the kernel version and the hash of the
@@ -26,7 +26,7 @@ out=$DTL_CACHE/kbuild-$flavour-$key
 jobs=$(nproc)
 
 [ -f "$DTL_SRC73/Makefile" ] || die "no Linux 7.3 source at $DTL_SRC73 (run: make setup)"
-tree=$(dtl_stage_tree73)
+tree=$(dtl_stage_tree)
 
 # DTL_CACHED_ONLY=1: print the build directory if it is built, else fail.
 if [ "${DTL_CACHED_ONLY:-0}" = 1 ]; then

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Compile dtl in the tree (the overlay and patches/linux applied to the
-# 6.12 source, CONFIG_PERF_DTL=m in a defconfig) for $DTL_ARCH, with W=1,
-# or (7.3) in Linux 7.3 for x86_64, built in, with W=1 and sparse:
-# the upstream build path, on an architecture the debug kernel does not
-# cover.  The prepared tree is cached; a rerun takes seconds.
+# Linux 7.3 source, CONFIG_PERF_DTL=m in a defconfig) for $DTL_ARCH, with
+# W=1, or (7.3) for x86_64, built in, with W=1 and sparse: the upstream
+# build path, on an architecture or in a configuration the debug kernel
+# does not cover.  The prepared tree is cached; a rerun takes seconds.
 #
 # usage: build-intree.sh [i386|ppc64le|7.3]: i386 builds for 32-bit x86 with
 # the host's compiler (-m32), where u64 division and 64-bit hashes differ:
@@ -22,39 +22,36 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out=$DTL_BUILD/intree
+out=$DTL_BUILD/intree-$DTL_K73_REL
 karch=x86
 want=m
 [ "$DTL_ARCH" = arm64 ] && karch=arm64 want=y
 cross=$DTL_CROSS
 defconfig=defconfig
-# The 6.12 trees need the compatibility header; 7.3 is what the driver is
-# written for.
-compat=(KCFLAGS="-include $DTL_TOP/compat/dtl_compat.h")
+check=()
 extra=()
 case "${1:-}" in
 7.3)
 	# x86_64, built in (the paravirt steal clock of <linux/sched/cputime.h>)
 	# with its KUnit test, W=1 and sparse (C=2), in Linux 7.3 as the series
 	# would put it there.
-	tree=$(dtl_stage_tree73)
 	want=y
 	defconfig="defconfig kvm_guest.config"
-	compat=(C=2 CHECK="$("$DTL_TOP/testbed/build-sparse.sh")")
+	check=(C=2 CHECK="$("$DTL_TOP/testbed/build-sparse.sh")")
 	extra=(-e KUNIT -e PERF_DTL_KUNIT_TEST)
-	out=$DTL_CACHE/build/intree-7.3
+	out=$DTL_CACHE/build/intree-x86_64-$DTL_K73_REL
 	;;
 i386)
 	karch=i386
 	cross=
-	out=$DTL_CACHE/build/intree-i386
+	out=$DTL_CACHE/build/intree-i386-$DTL_K73_REL
 	;;
 ppc64le)
 	karch=powerpc
 	cross=powerpc64le-linux-gnu-
 	want=y
 	defconfig=ppc64le_defconfig
-	out=$DTL_CACHE/build/intree-ppc64le
+	out=$DTL_CACHE/build/intree-ppc64le-$DTL_K73_REL
 	command -v ${cross}gcc >/dev/null ||
 		die "no ${cross}gcc (apt-get install gcc-powerpc64le-linux-gnu)"
 	;;
@@ -88,9 +85,7 @@ x86 | i386) steal=arch/x86/events/dtl_steal.o ;;
 arm64) steal=arch/arm64/perf/dtl_steal.o ;;
 *) steal= ;;
 esac
-# The driver is written against Linux 7.3; in a 6.12 tree the
-# compatibility header maps the few APIs that differ (compat/dtl_compat.h).
-"${mk[@]}" W=1 "${compat[@]}" drivers/perf/dtl/ $steal >"$out/build.log" 2>&1 ||
+"${mk[@]}" W=1 ${check[@]+"${check[@]}"} drivers/perf/dtl/ $steal >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; die "in-tree build of dtl failed"; }
 if [ -n "$steal" ]; then
 	grep -qx 'CONFIG_HAVE_PERF_DTL_STEAL=y' "$out/.config" ||

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Build perf 6.12 from Debian's linux-source with dtl's decoder and patch
+# Build perf 7.3 from Debian's linux-source with dtl's decoder and patch
 # (tools/perf/util/dtl.c, patches/perf/), lean enough for the guest; for
 # DTL_ARCH=arm64 cross-built; with DTL_PERF_ASAN=1, for the host with ASan
 # and UBSan (DEBUG=1: -O0, as perf's Build.txt says) and Debian's Python,
@@ -10,12 +10,12 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out=$DTL_BUILD/perf
+out=$DTL_PERF_DIR
 tree=$(dtl_stage_tree)
 cross=()
 python=(NO_LIBPYTHON=1)
 if [ "${DTL_PERF_ASAN:-0}" = 1 ]; then
-	out=$DTL_CACHE/build/perf-asan
+	out=$DTL_CACHE/build/perf-asan-$DTL_K73_REL
 	cross=(DEBUG=1 EXTRA_CFLAGS="-fno-omit-frame-pointer -fsanitize=address,undefined"
 	       LDFLAGS="-fsanitize=address,undefined")
 	python=(PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config)
@@ -33,7 +33,10 @@ fi
 # python3-config may be a pyenv shim here: build without Python (or with
 # Debian's, named) and the other optional libraries the guest does not carry.
 # prefix=/usr: dlfilters are looked up in /usr/libexec/perf-core/dlfilters.
-make -s -C "$tree/tools/perf" O="$out" -j"$(nproc)" "${cross[@]}" prefix=/usr \
+# AR: binutils' ar loads every plugin in /usr/lib/bfd-plugins, and
+# bookworm's LLVMgold aborts on an object of perf 7.3's tests ("LLVM
+# ERROR: Invalid encoding"); gcc-ar gives it GCC's plugin only.
+make -s -C "$tree/tools/perf" O="$out" -j"$(nproc)" "${cross[@]}" AR="${DTL_CROSS}gcc-ar" prefix=/usr \
 	"${python[@]}" NO_LIBPERL=1 NO_LIBLLVM=1 NO_SLANG=1 NO_CAPSTONE=1 \
 	NO_LIBBABELTRACE=1 NO_JVMTI=1 NO_GTK2=1 NO_LIBPFM4=1 NO_SDT=1 \
 	NO_LIBTRACEEVENT= WERROR=1 >"$out/build.log" 2>&1 ||

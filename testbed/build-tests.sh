@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build the guest's test programs: dtl's selftests and the stock
-# selftests/perf_events, in a staging copy of the 6.12 tree with the repo's
-# files laid over it.  Output: $DTL_CACHE/build/tests, which the guest sees
+# selftests/perf_events, in a staging copy of the Linux 7.3 tree with the
+# repo's files laid over it.  Output: $DTL_CACHE/build/tests, which the guest sees
 # as /dtl/tests.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-hdr=$DTL_BUILD/uapi-$DTL_KREL
+hdr=$DTL_BUILD/uapi-$DTL_K73_REL
 out=$DTL_BUILD/tests
 
 tree=$(dtl_stage_tree)
@@ -15,8 +15,8 @@ tree=$(dtl_stage_tree)
 karch=x86
 [ "$DTL_ARCH" = arm64 ] && karch=arm64
 if [ ! -f "$hdr/usr/include/linux/perf_event.h" ]; then
-	say "installing 6.12 uapi headers for $karch"
-	make -s -C "$DTL_SRC" O="$hdr" ARCH=$karch headers >/dev/null
+	say "installing Linux 7.3 uapi headers for $karch"
+	make -s -C "$DTL_SRC73" O="$hdr" ARCH=$karch headers >/dev/null
 fi
 
 # Cross-built programs are static: the arm64 guest has only perf's

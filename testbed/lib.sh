@@ -5,7 +5,6 @@ DTL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=versions.conf
 . "$DTL_TOP/testbed/versions.conf"
 DTL_CACHE=${DTL_CACHE:-${HOME:-/root}/.cache/dtl}
-DTL_SRC=$DTL_CACHE/linux-source-${DTL_KREL%%+*}
 DTL_SRC73=$DTL_CACHE/linux-source-$DTL_K73_REL
 
 die() { echo "dtl: $*" >&2; exit 1; }
@@ -68,54 +67,40 @@ arm64)
 	die "DTL_ARCH=$DTL_ARCH: x86_64 or arm64"
 	;;
 esac
+# perf with dtl's decoder, built from Linux 7.3's tools/perf (build-perf.sh).
+DTL_PERF_DIR=$DTL_BUILD/perf-$DTL_K73_REL
 
-# The staging tree: a hard-linked copy of the pristine source (cheap; the
-# overlay replaces files, it never writes through the links) with the
-# repo's files and patches laid over it.  Prints its path.
+# The staging tree: a hard-linked copy of the pristine Linux 7.3 source
+# (cheap; the overlay replaces files, it never writes through the links)
+# with the repo's files and patches laid over it, as the series puts them
+# there.  Prints its path.
 dtl_stage_tree() {
-	local tree=$DTL_CACHE/tree-$DTL_KREL
-
-	if [ ! -f "$tree/Makefile" ]; then
-		cp -al "$DTL_SRC" "$tree.tmp"
-		mv "$tree.tmp" "$tree"
-	fi
-	"$DTL_TOP/testbed/overlay.sh" "$tree"
-	echo "$tree"
-}
-
-# dtl_stage_tree73: the same for Linux 7.3, for the kernel's side only: the
-# repo's kernel files, and the patches that hook dtl into the build of
-# drivers/perf/ and of x86 (patches/linux/0001, 0003).  Prints its path.
-dtl_stage_tree73() {
 	local tree=$DTL_CACHE/tree-$DTL_K73_REL
 
 	if [ ! -f "$tree/Makefile" ]; then
 		cp -al "$DTL_SRC73" "$tree.tmp"
 		mv "$tree.tmp" "$tree"
 	fi
-	DTL_OVERLAY_SRC=$DTL_SRC73 DTL_OVERLAY_DIRS="drivers include arch" \
-	DTL_OVERLAY_PATCHES="$(ls "$DTL_TOP"/patches/linux/0001-*.patch \
-				  "$DTL_TOP"/patches/linux/0003-*.patch)" \
-		"$DTL_TOP/testbed/overlay.sh" "$tree"
+	DTL_OVERLAY_SRC=$DTL_SRC73 "$DTL_TOP/testbed/overlay.sh" "$tree"
 	echo "$tree"
 }
 
 # dtl_series_base DIR "Name <addr>": a git repository in DIR (branch
-# "series", tag "base") whose one commit holds the files of linux-source
+# "series", tag "base") whose one commit holds the files of linux-source-7.3
 # that the patches in patches/ edit, as Debian ships them: the base the
 # series is written on (series.sh) and applied to (series-check.sh).
 dtl_series_base() {
 	local repo=$1 from=$2 f
 	git -C "$repo" init -q -b series
 	for f in $(sed -n 's|^+++ b/||p' "$DTL_TOP"/patches/*/*.patch | sort -u); do
-		[ -f "$DTL_SRC/$f" ] || die "$f: not in $DTL_SRC"
+		[ -f "$DTL_SRC73/$f" ] || die "$f: not in $DTL_SRC73"
 		mkdir -p "$repo/$(dirname "$f")"
-		cp "$DTL_SRC/$f" "$repo/$f"
+		cp "$DTL_SRC73/$f" "$repo/$f"
 	done
 	git -C "$repo" add -A
 	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
 	git -C "$repo" -c user.name="${from%% <*}" -c user.email="dtl@localhost" \
 		-c commit.gpgsign=false commit -q \
-		-m "Linux $DTL_KREL (the files of linux-source-6.12 that dtl edits)"
+		-m "Linux $DTL_K73_REL (the files of linux-source-7.3 that dtl edits)"
 	git -C "$repo" tag base
 }

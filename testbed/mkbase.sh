@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build (once) the base initramfs of the test guest for $DTL_ARCH: busybox,
-# Debian's stock perf 6.1 ("perf") and, on x86_64, perf 6.12 with dtl's
+# Debian's stock perf 6.1 ("perf") and, on x86_64, perf 7.3 with dtl's
 # decoder ("perf-dtl"), trinity, with their libraries, and the few files
 # the tests expect.  Prints the path of the cached cpio archive.
 set -euo pipefail
@@ -15,17 +15,17 @@ if [ "$DTL_ARCH" = arm64 ]; then
 	perf_bin=$sys/usr/bin/perf
 	trinity_bin=$sys/usr/bin/trinity
 	[ -x "$busybox" ] || die "no arm64 busybox (run: testbed/setup-arm64.sh)"
-	[ -x "$DTL_BUILD/perf/perf" ] && dtl_perf=$DTL_BUILD/perf/perf
+	[ -x "$DTL_PERF_DIR/perf" ] && dtl_perf=$DTL_PERF_DIR/perf
 else
 	sys=
 	busybox=/bin/busybox
 	perf_bin=$(command -v perf) || die "perf not found (run: make setup)"
 	trinity_bin=$(command -v trinity || true)
-	[ -x "$DTL_BUILD/perf/perf" ] && dtl_perf=$DTL_BUILD/perf/perf
+	[ -x "$DTL_PERF_DIR/perf" ] && dtl_perf=$DTL_PERF_DIR/perf
 fi
 bins=("$busybox" "$perf_bin")
 [ -n "$trinity_bin" ] && bins+=("$trinity_bin")
-[ -n "$dtl_perf" ] && bins+=("$dtl_perf" "$DTL_BUILD"/perf/dlfilters/dlfilter-dtl-*.so)
+[ -n "$dtl_perf" ] && bins+=("$dtl_perf" "$DTL_PERF_DIR"/dlfilters/dlfilter-dtl-*.so)
 key=$( (cat "$0"; echo "$DTL_ARCH"; sha256sum "${bins[@]}") | sha256sum | cut -c1-16)
 out=$DTL_CACHE/initramfs/base-$DTL_ARCH-$key.cpio
 if [ -s "$out" ]; then
@@ -88,7 +88,7 @@ if [ -n "$dtl_perf" ]; then
 	exec_path=/usr/libexec/perf-core
 	[ -z "$sys" ] && exec_path=$("$dtl_perf" --exec-path)
 	mkdir -p "$root$exec_path/dlfilters"
-	cp "$DTL_BUILD"/perf/dlfilters/dlfilter-dtl-*.so "$root$exec_path/dlfilters/"
+	cp "$DTL_PERF_DIR"/dlfilters/dlfilter-dtl-*.so "$root$exec_path/dlfilters/"
 	# A directory that makes "perf" mean perf-dtl, for perf's own tests.
 	mkdir -p "$root/usr/lib/perf-dtl/bin"
 	ln -s /usr/bin/perf-dtl "$root/usr/lib/perf-dtl/bin/perf"

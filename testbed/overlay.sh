@@ -6,13 +6,13 @@
 # The tree may be a hard-linked copy of a pristine one: files are replaced,
 # never written through.
 # usage: overlay.sh TREE
-# Environment: DTL_OVERLAY_SRC, the pristine source (default $DTL_SRC);
+# Environment: DTL_OVERLAY_SRC, the pristine source (default $DTL_SRC73);
 # DTL_OVERLAY_DIRS, the repo's folders to lay over it (default all);
 # DTL_OVERLAY_PATCHES, the patches to apply (default patches/*/*.patch).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 tree=$1
-src=${DTL_OVERLAY_SRC:-$DTL_SRC}
+src=${DTL_OVERLAY_SRC:-$DTL_SRC73}
 for d in ${DTL_OVERLAY_DIRS:-drivers include arch tools Documentation}; do
 	[ -d "$DTL_TOP/$d" ] || continue
 	rsync -rlp --checksum "$DTL_TOP/$d/" "$tree/$d/"

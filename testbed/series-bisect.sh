@@ -9,7 +9,7 @@
 #
 # usage: series-bisect.sh REPO FIRST
 #
-# The tree is a hard-linked copy of linux-source-6.12, kept in the cache
+# The tree is a hard-linked copy of linux-source-7.3, kept in the cache
 # with its build directories, and the compilers run under ccache (its
 # files in the cache too), so a second run costs little.  A run first
 # puts back the pristine version of each file the series touches (a new
@@ -19,9 +19,7 @@
 #   - drivers/, include/ or arch/: make W=1 C=2 drivers/perf/ (C=2:
 #     sparse on every file) in an x86_64 defconfig + kvm_guest.config
 #     build, dtl and its KUnit test as modules as soon as a Kconfig offers
-#     them, and x86's steal source once it is there, with compat/'s
-#     header for 6.12 force-included (the driver is written against 7.3);
-#     no warning allowed
+#     them, and x86's steal source once it is there; no warning allowed
 #     (arm64's is compiled by the arm64 in-tree stage of make check);
 #   - tools/perf/ or tools/include/: perf, with the options of
 #     build-perf.sh and WERROR=1;
@@ -35,20 +33,22 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 repo=$1 n=$2
-tree=$DTL_CACHE/bisect-tree-$DTL_KREL
-kout=$DTL_CACHE/build/bisect-kernel
-pout=$DTL_CACHE/build/bisect-perf
-tout=$DTL_CACHE/build/bisect-tests
+tree=$DTL_CACHE/bisect-tree-$DTL_K73_REL
+kout=$DTL_CACHE/build/bisect-kernel-$DTL_K73_REL
+pout=$DTL_CACHE/build/bisect-perf-$DTL_K73_REL
+tout=$DTL_CACHE/build/bisect-tests-$DTL_K73_REL
 log=$DTL_CACHE/build/bisect.log
 bad=0
 mkdir -p "$kout" "$pout" "$tout"
 export CCACHE_DIR=$DTL_CACHE/ccache
 command -v ccache >/dev/null || die "no ccache (apt-get install ccache)"
+# Linux 7.3 wants a newer sparse than bookworm's (build-sparse.sh).
+sparse=$("$DTL_TOP/testbed/build-sparse.sh") || die "no sparse for Linux 7.3"
 
 if [ ! -f "$tree/Makefile" ]; then
 	rm -rf "$tree.tmp"
-	cp -al "$DTL_SRC" "$tree.tmp" && mv "$tree.tmp" "$tree" ||
-		die "cannot copy $DTL_SRC"
+	cp -al "$DTL_SRC73" "$tree.tmp" && mv "$tree.tmp" "$tree" ||
+		die "cannot copy $DTL_SRC73"
 fi
 
 # put FILE...: the pristine version of each file, or none if the series
@@ -57,8 +57,8 @@ put_back() {
 	local f
 	for f in "$@"; do
 		rm -f "$tree/$f"
-		if [ -f "$DTL_SRC/$f" ]; then
-			cp "$DTL_SRC/$f" "$tree/$f"
+		if [ -f "$DTL_SRC73/$f" ]; then
+			cp "$DTL_SRC73/$f" "$tree/$f"
 		else
 			(cd "$tree" && rmdir -p --ignore-fail-on-non-empty "$(dirname "$f")" 2>/dev/null)
 		fi
@@ -92,13 +92,16 @@ build_kernel() {
 	"${mk[@]}" olddefconfig >/dev/null &&
 	# The driver is written against 7.3; on 6.12 it needs the tree's
 	# compatibility header, which the series does not carry.
-	"${mk[@]}" -j"$(nproc)" W=1 C=2 KCFLAGS="-include $DTL_TOP/compat/dtl_compat.h" \
+	"${mk[@]}" -j"$(nproc)" W=1 C=2 CHECK="$sparse" \
 		drivers/perf/ $steal >"$log" 2>&1 || return 1
 	! grep -qE 'warning:|error:' "$log"
 }
 
+# AR=gcc-ar: binutils' ar loads every plugin in /usr/lib/bfd-plugins, and
+# bookworm's LLVMgold aborts on an object of perf 7.3's tests ("LLVM
+# ERROR: Invalid encoding"); gcc-ar gives it GCC's plugin only.
 build_perf() {
-	make -s -C "$tree/tools/perf" O="$pout" -j"$(nproc)" CC="ccache gcc" prefix=/usr \
+	make -s -C "$tree/tools/perf" O="$pout" -j"$(nproc)" CC="ccache gcc" AR=gcc-ar prefix=/usr \
 		NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBLLVM=1 NO_SLANG=1 NO_CAPSTONE=1 \
 		NO_LIBBABELTRACE=1 NO_JVMTI=1 NO_GTK2=1 NO_LIBPFM4=1 NO_SDT=1 \
 		WERROR=1 >"$log" 2>&1

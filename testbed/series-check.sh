@@ -3,8 +3,8 @@
 #
 # The checks a maintainer runs on the series of make series, one TAP line
 # each:
-#   - it applies with git am to the files of linux-source-6.12, and after
-#     each patch a linux-source-6.12 tree with the series up to it builds
+#   - it applies with git am to the files of linux-source-7.3, and after
+#     each patch a linux-source-7.3 tree with the series up to it builds
 #     (series-bisect.sh);
 #   - each patch is checkpatch.pl --strict clean (FILE_PATH_CHANGES aside:
 #     the MAINTAINERS patch of the series covers every new file, which the
@@ -40,7 +40,7 @@ mkdir -p "$repo"
 dtl_series_base "$repo" "dtl check <dtl@localhost>" >/dev/null
 if git -C "$repo" -c user.name=check -c user.email=check@localhost am -q \
 	"${patches[@]}" 2>"$work/am.err"; then
-	ok "git am applies all ${#patches[@]} patches to linux-source-6.12 ($DTL_KREL)"
+	ok "git am applies all ${#patches[@]} patches to linux-source-7.3 ($DTL_K73_REL)"
 	# After every patch the tree builds (series-bisect.sh says what).
 	"$DTL_TOP/testbed/series-bisect.sh" "$repo" "$n" >"$work/bisect.out" 2>&1
 	rc=$?
@@ -129,7 +129,7 @@ last=$(awk -v f="$first" 'NR > f && /^$/ { print NR; exit }' "$repo/MAINTAINERS"
 if [ -z "$first" ] || [ -z "$last" ]; then
 	notok "MAINTAINERS has an entry '$entry'"
 else
-	(cd "$repo" && "$DTL_SRC/scripts/get_maintainer.pl" --self-test=patterns) \
+	(cd "$repo" && "$DTL_SRC73/scripts/get_maintainer.pl" --self-test=patterns) \
 		>"$work/gm.out" 2>&1
 	grep -q 'warning: no file matches' "$work/gm.out" ||
 		echo "# get_maintainer.pl --self-test=patterns did not run: $(head -1 "$work/gm.out")"
@@ -150,7 +150,7 @@ else
 	done
 	missing=''
 	for f in $(git -C "$repo" diff --name-only --diff-filter=A base HEAD); do
-		(cd "$repo" && "$DTL_SRC/scripts/get_maintainer.pl" --no-git \
+		(cd "$repo" && "$DTL_SRC73/scripts/get_maintainer.pl" --no-git \
 			--no-rolestats -f "$f" 2>/dev/null) | grep -q '<dtl@localhost>' ||
 			missing="$missing $f"
 	done

@@ -5,7 +5,7 @@
 # git format-patch (numbered, with a cover letter) into a folder.
 #
 # The series is built in a scratch git repository whose first commit holds
-# the linux-source-6.12 files the series edits, exactly as Debian ships
+# the linux-source-7.3 files the series edits, exactly as Debian ships
 # them; each step then adds the repository's new files at their upstream
 # paths, or applies one of the git patches kept in patches/ with git am.
 # The new files' commits get the messages below; the patches keep theirs.
@@ -281,12 +281,10 @@ Patch 1 adds the record format, 2-3 the driver and its build, 4-5 the
 steal time sources of x86 and arm64, 6-7 the documentation and
 MAINTAINERS, 8 a helper that reads counters without a system call, 9
 dtl's events for Performance Co-Pilot, 10 the selftests, 11-$n the perf
-tools support, its tests and docs.  The driver is written against Linux
-7.3 (hrtimer_setup()).  The series applies to Linux 6.12 (checked on
-linux-source-6.12, $DTL_KREL, with git am), where the dtl tree checks its
-build with its compatibility header for 6.12, which the series does not
-carry; after each patch, the kernel's drivers/perf/, perf and the
-selftests build.'''
+tools support, its tests and docs.  The series is based on Linux 7.3
+(checked with git am on linux-source-7.3, $DTL_K73_REL); after each
+patch, the kernel's drivers/perf/ (W=1, sparse), perf and the selftests
+build.'''
 s = s.replace('*** BLURB HERE ***', blurb)
 open(p, 'w').write(s)
 EOF

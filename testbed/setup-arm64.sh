@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The arm64 side of the test bed (idempotent): the cross tools and QEMU on
 # the host, and Debian's arm64 kernel image, headers, busybox, perf 6.1,
-# trinity and the libraries to cross-build perf 6.12 unpacked into the
+# trinity and the libraries to cross-build perf 7.3 unpacked into the
 # cache (downloaded, not installed).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -36,7 +36,7 @@ if [ ! -f "$root/.done-2" ]; then
 		"linux-headers-$kver:arm64=$DTL_KPKG" busybox-static:arm64 \
 		>/dev/null 2>&1) || die "apt-get download of the arm64 kernel failed"
 	# perf and trinity with every library they need, and the development
-	# files perf 6.12 is cross-built with, for an empty arm64 system: apt
+	# files perf 7.3 is cross-built with, for an empty arm64 system: apt
 	# resolves the closure, nothing is installed.  The result is both the
 	# guest's library tree and the sysroot of the cross build.
 	apt-get -q -o APT::Architecture=arm64 -o APT::Architectures::=arm64 \

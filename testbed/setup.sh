@@ -10,7 +10,6 @@ pkgs=(
 	build-essential bc flex bison pkg-config libelf-dev libssl-dev
 	clang libclang-rt-14-dev
 	"linux-headers-$DTL_KVER=$DTL_KPKG"
-	"linux-source-6.12=$DTL_KPKG"
 	"$DTL_STOCK_PERF_PKG"
 	libtraceevent-dev libtracefs-dev libdw-dev libzstd-dev libcap-dev
 	libnuma-dev libunwind-dev
@@ -64,15 +63,8 @@ if [ ! -s "$DTL_DEBKERNEL/vmlinux" ]; then
 	rm -rf "$tmp"
 fi
 
-# Linux source: the base for the overlay (selftests, checkpatch, perf).
-if [ ! -f "$DTL_SRC/Makefile" ]; then
-	say "unpacking linux-source into $DTL_SRC"
-	tmp=$(mktemp -d "$DTL_CACHE/src.XXXXXX")
-	tar -C "$tmp" -xf /usr/src/linux-source-6.12.tar.xz
-	mv "$tmp"/linux-source-* "$DTL_SRC"
-	rmdir "$tmp"
-fi
-# Linux 7.3's source (Debian 13 backports), for the debug kernel.
+# Linux 7.3's source (Debian 13 backports): the base the repo's files and
+# patches are laid over (the series, the debug kernel, perf, the selftests).
 if [ ! -f "$DTL_SRC73/Makefile" ]; then
 	say "fetching linux-source-${DTL_K73_REL%.*} $DTL_K73_PKG from $DTL_K73_SUITE"
 	tmp=$(mktemp -d "$DTL_CACHE/src73.XXXXXX")
@@ -85,6 +77,4 @@ if [ ! -f "$DTL_SRC73/Makefile" ]; then
 	mv "$tmp"/linux-source-*/ "$DTL_SRC73"
 	rm -rf "$tmp"
 fi
-sub=$(echo "$DTL_KREL" | sed 's/^[0-9]*\.[0-9]*\.\([0-9]*\).*/\1/')
-grep -q "^SUBLEVEL = $sub\$" "$DTL_SRC/Makefile" || die "$DTL_SRC does not match $DTL_KREL"
 say "setup done (kernel $DTL_KVER, cache $DTL_CACHE)"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The whole-path fuzzer: perf 6.12 with dtl's decoder, built with ASan and
+# The whole-path fuzzer: perf 7.3 with dtl's decoder, built with ASan and
 # UBSan, reads mutants of the dtl recordings in testbed/fuzz/seeds (made in
 # the guest by testbed/fuzz/guest-seeds.sh) for DTL_FUZZ_SECONDS (default
 # 60; "make fuzz" runs 600).  Inputs that failed once are kept in

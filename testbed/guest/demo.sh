@@ -66,7 +66,7 @@ tc_ms=$(awk '$2 == "msec" && $3 == "task-clock" { print int($1); exit }' /tmp/st
 atleast "task-clock (ms)" "$tc_ms" 10
 atleast "per-task wait_ns" "$(count /tmp/stat-t.txt dtl/wait_ns/)" $((tc_ms * 1000000 / 4))
 
-echo; echo "== perf record (6.12 with dtl's decoder, perf-dtl here): the dispatch log with sched_switch:"
+echo; echo "== perf record (7.3 with dtl's decoder, perf-dtl here): the dispatch log with sched_switch:"
 show perf-dtl record -q -o /tmp/dtl.data -e dtl/all/ -e sched:sched_switch -a -- \
 	sh -c 'sleep 0.01 & echo $! >/tmp/sleep.pid; wait; /tmp/hogs 5'
 tid=$(cat /tmp/sleep.pid)

@@ -37,7 +37,7 @@ perf_shell() {
 	secs=${2:-300}
 	echo "# ==== perf shell test $name (perf-dtl)"
 	if ! command -v perf-dtl >/dev/null; then
-		result "perf/$name" 0 0 1 "no perf-dtl in this guest (perf 6.12 with dtl's decoder is built for x86_64 only)"
+		result "perf/$name" 0 0 1 "no perf-dtl in this guest (perf 7.3 with dtl's decoder is built for x86_64 only)"
 		return
 	fi
 	PATH=/usr/lib/perf-dtl/bin:$PATH timeout "$secs" sh "perf/$name.sh" >"$out" 2>&1

@@ -341,8 +341,12 @@ static int dtl_deliver(struct dtl_queue *dq, const struct perf_dtl_entry *e)
 	/* perf inject --itrace writes the event out: it must be whole. */
 	if (dtl->inject) {
 		event.sample.header.size =
-			perf_event__sample_event_size(&sample, dtl->sample_type, 0);
-		ret = perf_event__synthesize_sample(&event, dtl->sample_type, 0,
+			perf_event__sample_event_size(&sample, dtl->sample_type,
+						      /*read_format=*/0,
+						      /*branch_sample_type=*/0);
+		ret = perf_event__synthesize_sample(&event, dtl->sample_type,
+						    /*read_format=*/0,
+						    /*branch_sample_type=*/0,
 						    &sample);
 		if (ret)
 			return ret;
