@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Where the cost of concurrent dtl sessions goes (README, "Benchmarks"):
+# Where the cost of concurrent dtl sessions goes (bench/README.md):
 # perf bench sched pipe on CPU 0 recorded by 1, 2, 4 and 8 system-wide
 # sessions (started as guest-p1.sh starts them), with the timer passes of
 # CPU 0 (/sys/kernel/debug/dtl/drain) and the context switches of the

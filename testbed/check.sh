@@ -269,7 +269,7 @@ else
 fi
 
 # arm64: Debian's arm64 6.12 in QEMU TCG, with the module and the tests
-# cross-built (the debug kernel is x86_64 only: see the README).
+# cross-built (the debug kernel is x86_64 only: see testbed/README.md).
 if [ "${DTL_ARM64:-1}" = 0 ]; then
 	echo "# ==== arm64: skipped (DTL_ARM64=0)"
 	result arm64 0 0 1

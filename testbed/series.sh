@@ -235,9 +235,9 @@ missing=$(cd "$DTL_TOP" && git ls-files -- drivers include arch tools Documentat
 	while read -r f; do [ -f "$repo/$f" ] || echo "$f"; done)
 [ -z "$missing" ] || die "series: files not in any patch: $missing"
 
-# The cover letter: what dtl is, the numbers of make bench from the README.
+# The cover letter: what dtl is, the numbers of make bench from bench/README.md.
 n=$(g rev-list --count base..HEAD)
-bench=$(sed -n '/^# P1\/P2\/P5\/P6/,/^P6:/{p;/^P6:/q}' "$DTL_TOP/README.md")
+bench=$(sed -n '/^# P1\/P2\/P5\/P6/,/^P6:/{p;/^P6:/q}' "$DTL_TOP/bench/README.md")
 rm -rf "$outdir"
 mkdir -p "$outdir"
 g format-patch -q --cover-letter --subject-prefix="PATCH" -o "$outdir" base..HEAD
