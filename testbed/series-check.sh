@@ -11,7 +11,7 @@
 #     get_maintainer check below proves; two more are ignored where said);
 #   - scripts/kernel-doc -none -Wall is clean on every new kernel file;
 #   - make htmldocs of the admin guide has no warning about dtl.rst, and
-#     get_abi.pl renders and validates the ABI file;
+#     get_abi.py renders and validates the ABI file;
 #   - get_maintainer.pl --self-test=patterns finds a file for every F:
 #     pattern of dtl's MAINTAINERS entry, and names that entry for every
 #     file the series adds.
@@ -89,8 +89,8 @@ else
 fi
 
 # make htmldocs of the admin guide from the tree with dtl laid over it:
-# no warning that names dtl.rst.  (The guide has warnings of its own in
-# 6.12.)
+# no warning that names dtl.rst or the ABI file, which 7.3's admin guide
+# renders.  (The guide has warnings of its own.)
 tree=$(dtl_stage_tree)
 if PATH=/usr/bin:$PATH make -s -C "$tree" O="$work/docs" SPHINXDIRS=admin-guide \
 	SPHINXOPTS=-j1 PYTHON3=/usr/bin/python3 htmldocs >"$work/docs.log" 2>&1 &&
@@ -105,19 +105,19 @@ else
 	notok "make SPHINXDIRS=admin-guide htmldocs"
 fi
 
-# The ABI file as scripts/get_abi.pl renders it for the documentation:
+# The ABI file as tools/docs/get_abi.py renders it for the documentation:
 # every What: of it, and nothing it warns about.
 abi=Documentation/ABI/testing/sysfs-bus-event_source-devices-dtl
 whats=$(grep -c '^What:' "$tree/$abi")
-(cd "$tree" && perl scripts/get_abi.pl rest --enable-lineno --dir Documentation/ABI/testing) \
+(cd "$tree" && python3 tools/docs/get_abi.py -D Documentation/ABI/testing rest --enable-lineno) \
 	>"$work/abi.rst" 2>"$work/abi.err"
-(cd "$tree" && perl scripts/get_abi.pl validate --dir Documentation/ABI) >>"$work/abi.err" 2>&1
+(cd "$tree" && python3 tools/docs/get_abi.py -D Documentation/ABI validate) >>"$work/abi.err" 2>&1
 got=$(grep -c "^\.\. LINENO $abi#" "$work/abi.rst")
 if [ "$whats" -gt 0 ] && [ "$got" = "$whats" ] && ! grep -q 'devices-dtl' "$work/abi.err"; then
-	ok "get_abi.pl renders the $whats entries of the dtl ABI file and validates it"
+	ok "get_abi.py renders the $whats entries of the dtl ABI file and validates it"
 else
 	grep 'devices-dtl' "$work/abi.err" | sed 's/^/# /'
-	notok "get_abi.pl: $got of $whats entries of the dtl ABI file rendered"
+	notok "get_abi.py: $got of $whats entries of the dtl ABI file rendered"
 fi
 
 # get_maintainer.pl checks patterns against the repository's files: in

@@ -500,6 +500,7 @@ static int dtl_flush(struct perf_session *session,
 		     const struct perf_tool *tool __maybe_unused)
 {
 	struct dtl *dtl = session_to_dtl(session);
+	struct events_stats *stats;
 	unsigned int i;
 	int ret;
 
@@ -516,9 +517,9 @@ static int dtl_flush(struct perf_session *session,
 	 * warning about gaps in AUX data, which asks about KVM guests, is
 	 * not about them.
 	 */
-	if (dtl->aux_partial &&
-	    session->evlist->stats.total_aux_partial >= dtl->aux_partial)
-		session->evlist->stats.total_aux_partial -= dtl->aux_partial;
+	stats = evlist__stats(session->evlist);
+	if (dtl->aux_partial && stats->total_aux_partial >= dtl->aux_partial)
+		stats->total_aux_partial -= dtl->aux_partial;
 	dtl->aux_partial = 0;
 
 	for (i = 0; i < dtl->queues.nr_queues; i++) {

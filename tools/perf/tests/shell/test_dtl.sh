@@ -402,8 +402,11 @@ else
 		awk -F'|' '
 		function num(f,   n, w, i) { n = split(f, w, " ")
 			for (i = 1; i <= n; i++) if (w[i] ~ /^[0-9.]+$/) return i; return 0 }
-		function ms(f,   n, w, i, u) { i = num(f); split(f, w, " "); u = w[i + 1]
-			return u == "ns" ? w[i] / 1e6 : u == "us" ? w[i] / 1e3 : u == "s" ? w[i] * 1e3 : w[i] + 0 }
+		function ms(f,   w, i, u) { i = num(f); split(f, w, " "); u = w[i + 1]
+			if (u == "ns") return w[i] / 1e6
+			if (u == "us") return w[i] / 1e3
+			if (u == "s") return w[i] * 1e3
+			return w[i] + 0 }
 		$1 ~ /:[0-9]+ *$/ { k = split($1, a, ":"); t = a[k] + 0; split($7, e, " ")
 			print t, $3 + 0, ms($4), ms($5), e[num($7)] }' >"$tmp/sum.sched"
 	# Every task the workload's shell started (pinned from birth) that
@@ -436,9 +439,11 @@ else
 	if ! perf script -i "$tmp/lat" -F time,event,trace 2>/dev/null |
 		awk -v w="$worst" -v t="$sleeper" \
 			'$2 == "sched:sched_switch:" && $0 ~ "next_pid=" t " " {
-			d = $1 - w; if (d < 0) d = -d; if (d < 0.001) ok = 1 } END { exit !ok }'; then
+			d = $1 - w; if (d < 0) d = -d; if (d < 0.001) ok = 1 }
+			END { exit !ok }'; then
 		if [ "$lost" -gt 0 ]; then
-			echo "note: no dispatch of task $sleeper at its worst wait's time $worst; perf lost $lost events of that recording"
+			echo "note: no dispatch of task $sleeper at its worst wait's time $worst;" \
+				"perf lost $lost events of that recording"
 		else
 			fail "no dispatch of task $sleeper at its worst wait's time $worst"
 		fi
