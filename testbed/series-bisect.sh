@@ -101,7 +101,7 @@ build_kernel() {
 # bookworm's LLVMgold aborts on an object of perf 7.3's tests ("LLVM
 # ERROR: Invalid encoding"); gcc-ar gives it GCC's plugin only.
 build_perf() {
-	make -s -C "$tree/tools/perf" O="$pout" -j"$(nproc)" CC="ccache gcc" AR=gcc-ar prefix=/usr \
+	make -s -C "$tree/tools/perf" O="$pout" -j"$(nproc)" CC="ccache gcc" AR=gcc-ar NO_RUST=1 prefix=/usr \
 		NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBLLVM=1 NO_SLANG=1 NO_CAPSTONE=1 \
 		NO_LIBBABELTRACE=1 NO_JVMTI=1 NO_GTK2=1 NO_LIBPFM4=1 NO_SDT=1 \
 		WERROR=1 >"$log" 2>&1

@@ -57,7 +57,7 @@ if grep -q . "$tmp/script.err"; then
 	echo "perf script: $(head -5 "$tmp/script.err")"
 	grep -q -e 'cannot read' -e corrupt -e 'error' "$tmp/script.err" && err=1
 fi
-read -r records _ losts _ _ bad _ _ _ switches _ <"$tmp/result"
+read -r _ _ losts _ _ bad _ _ _ switches _ <"$tmp/result"
 echo "the kernel counted $ctxt context switches while perf recorded"
 # Every switch of the recording's window, which lies within the count's
 # (perf's start and exit switch outside it: allow 1 % and 1000).
