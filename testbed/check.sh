@@ -56,7 +56,7 @@ else
 		start=$SECONDS kbuild=$(cat "$3")
 		DTL_KERNEL=$kbuild/vmlinux DTL_KO=$2/build/module-debug/dtl_pmu.ko \
 		DTL_APPEND="kmemleak=on kunit.enable=1" \
-			"$1/testbed/vm-run.sh" -t "${DTL_VM_LIMIT:-3000}" \
+			"$1/testbed/vm-run.sh" -t "${DTL_VM_LIMIT:-3600}" \
 			-f "$2/build/tests=dtl/tests" \
 			-f "$2/build/module-debug/dtl_kunit.ko=dtl/dtl_kunit.ko" \
 			"$1/testbed/guest/all.sh" 2>&1 | stamp >"$7"

@@ -67,10 +67,10 @@ else
 	slow=0
 fi
 run dtl_perf_stat $((slow ? 900 : 300)) dtl/dtl_perf_stat.sh
-if uname -v | grep -q PREEMPT_RT; then
-	perf_shell test_dtl 1800	# ran past 900 s on PREEMPT_RT's
-elif [ $slow = 1 ]; then
-	perf_shell test_dtl 900
+# 1800 s on both: it ran past 900 s on PREEMPT_RT's, and on the KASAN
+# kernel's (916 s) with other guests beside it.
+if [ $slow = 1 ]; then
+	perf_shell test_dtl 1800
 else
 	perf_shell test_dtl
 fi
