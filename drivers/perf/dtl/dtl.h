@@ -631,10 +631,11 @@ struct dtl_cpu {
 	unsigned long		aux_gen;
 	u64			aux_rb_last;
 	/*
-	 * The CPU-wide trace events started on this CPU, and the timer
-	 * that drains them all; both used only on this CPU with interrupts
-	 * disabled.  @drain_head and @drain_time: the log's head and the
-	 * time at the last pass.
+	 * The trace events started on this CPU (CPU-wide ones, and per-task
+	 * ones while their task is here), and the timer that drains them;
+	 * both used only on this CPU with interrupts disabled.
+	 * @drain_head and @drain_time: the log's head and the time at the
+	 * last pass.
 	 */
 	struct list_head	readers;
 	struct hrtimer		drain_timer;

@@ -10,17 +10,20 @@
  * a reader, and the records carry consecutive sequence numbers.
  *
  * Each trace event is a reader with its own cursor, so any number of
- * sessions get the same records.  The CPU-wide events started on a CPU
- * are drained by one pinned hrtimer of that CPU, at least every poll
- * period (the event's sample period; sooner when the log fills fast),
- * and each when it stops.  A timer pass is bounded in time for all the
- * events together (see DTL_DRAIN_BUDGET_NS).  A per-task event --
- * whether perf opened it for one CPU or for any, as "perf record -- cmd"
- * and "perf record --per-thread" do -- reads a window of the log: from
- * the dispatch of its task (the last switch record when perf schedules
- * it in) to the switch-out that schedules it out, when it drains.  Both
- * run on the log's CPU with interrupts disabled, so the log needs no
- * lock.  Records a reader cannot keep -- its AUX buffer is full or gone --
+ * sessions get the same records.  The events started on a CPU are
+ * drained by one pinned hrtimer of that CPU, at least every poll period
+ * (the event's sample period; sooner when the log fills fast), and each
+ * when it stops.  A timer pass is bounded in time for all the events
+ * together (see DTL_DRAIN_BUDGET_NS).  A per-task event -- whether perf
+ * opened it for one CPU or for any, as "perf record -- cmd" and "perf
+ * record --per-thread" do -- reads a window of the log: from the dispatch
+ * of its task (the last switch record when perf schedules it in) to the
+ * switch-out that schedules it out.  While perf swaps the contexts of an
+ * inherited family (equivalent contexts) the window stays open, however
+ * many switches between its tasks; the timer drains it as it does a
+ * CPU-wide event's, so that the stop, under the runqueue lock, finds what
+ * a pass would.  All of it runs on the log's CPU with interrupts disabled,
+ * so the log needs no lock.  Records a reader cannot keep -- its AUX buffer is full or gone --
  * are counted and reported in a LOST record as soon as there is room
  * again, with the records the producer overwrote before the reader came
  * (which the filter never saw), and the AUX record that has the gap is
@@ -54,6 +57,7 @@
 #include <linux/seq_file.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
@@ -96,18 +100,24 @@ struct dtl_trace {
 	 */
 	bool			started;
 	bool			had_aux;
-	/* The reader's pid namespace: records name tasks as it sees them. */
+	/*
+	 * The reader's pid namespace: records name tasks as it sees them.
+	 * Outside the initial one, the drain sets @ns_now (local_clock())
+	 * and @ns_mono_off (ktime_get_ns() minus it) for dtl_task_in_ns().
+	 */
 	struct pid_namespace	*ns;
+	u64			ns_now;
+	u64			ns_mono_off;
 	/* Per-task events: do not deliver a record twice on @last_cpu. */
 	int			last_cpu;
 	u64			last_head;
-	/* CPU-wide events: on dtl_cpu::readers while started. */
+	/* On dtl_cpu::readers while started. */
 	struct list_head	node;
 	struct perf_output_handle handle;
 	/*
-	 * CPU-wide events: the AUX transaction that @handle holds open
-	 * across timer passes (@held_aux, NULL for none), the bytes written
-	 * in it and when it began (local_clock()).
+	 * The AUX transaction that @handle holds open across timer passes
+	 * (@held_aux, NULL for none), the bytes written in it and when it
+	 * began (local_clock()).
 	 */
 	struct dtl_aux		*held_aux;
 	unsigned long		held_used;
@@ -439,21 +449,47 @@ void dtl_pmu_trace_put(void)
 }
 
 /*
- * A pid of the initial namespace as @ns sees it: 0 if it sees no such
- * task (outside it, or gone).  Called with interrupts disabled, which is
- * an RCU read-side critical section; the lock says so.
+ * How far a record's time, on this CPU's local_clock(), may be off once
+ * moved to the monotonic clock by the offset of the two when drained:
+ * 10 us, and 1/2048 of the record's age, above the most that NTP slews
+ * the monotonic clock (500 ppm).
  */
-static u32 dtl_pid_in_ns(u32 nr, struct pid_namespace *ns)
+#define DTL_NS_CLOCK_SLACK_NS	10000ULL
+
+/*
+ * The task that tid @nr of the initial namespace named in record @e, as
+ * @t's pid namespace sees it: its pid and tid there in *@pid and *@tid,
+ * false if it sees no such task (outside it, or gone).
+ *
+ * Records are translated when they are drained, up to a poll period after
+ * they were written: by then the task may be gone and its pid given to
+ * another, perhaps one the reader sees where it could not see the first.
+ * The task that holds the pid now is the one the record names only if it
+ * was forked before the record (its start_time, on the monotonic clock);
+ * and the task an EXIT record names as leaving is exiting: a thread's pid
+ * is freed before its last switch.  Called with interrupts disabled, which
+ * is an RCU read-side critical section; the lock says so.
+ */
+static bool dtl_task_in_ns(const struct dtl_trace *t,
+			   const struct perf_dtl_entry *e, u32 nr, bool leaving,
+			   u32 *pid, u32 *tid)
 {
-	struct pid *pid;
-	u32 ret = 0;
+	u64 age = t->ns_now > e->time ? t->ns_now - e->time : 0;
+	u64 latest = e->time + t->ns_mono_off + DTL_NS_CLOCK_SLACK_NS +
+		     (age >> 11);
+	struct task_struct *p;
+	bool ret = false;
 
 	if (!nr)
-		return 0;
+		return false;
 	rcu_read_lock();
-	pid = find_pid_ns(nr, &init_pid_ns);
-	if (pid)
-		ret = pid_nr_ns(pid, ns);
+	p = pid_task(find_pid_ns(nr, &init_pid_ns), PIDTYPE_PID);
+	if (p && p->start_time <= latest &&
+	    (!leaving || (p->flags & PF_EXITING))) {
+		*tid = task_pid_nr_ns(p, t->ns);
+		*pid = task_tgid_nr_ns(p, t->ns);
+		ret = *tid;
+	}
 	rcu_read_unlock();
 	return ret;
 }
@@ -469,23 +505,22 @@ static noinline void dtl_ns_view(const struct dtl_trace *t,
 				 struct perf_dtl_entry *ns_e)
 {
 	*ns_e = *e;
-	ns_e->prev_pid = dtl_pid_in_ns(e->prev_pid, t->ns);
-	ns_e->prev_tid = dtl_pid_in_ns(e->prev_tid, t->ns);
-	if (!ns_e->prev_tid) {
+	if (!dtl_task_in_ns(t, e, e->prev_tid, e->kind == PERF_DTL_KIND_EXIT,
+			    &ns_e->prev_pid, &ns_e->prev_tid)) {
 		ns_e->prev_pid = 0;
+		ns_e->prev_tid = 0;
 		if (e->kind != PERF_DTL_KIND_MIGRATE) {
 			ns_e->ran_ns = 0;
 			ns_e->steal_ns = 0;
 		}
 	}
-	if (e->kind != PERF_DTL_KIND_MIGRATE) {
-		ns_e->next_pid = dtl_pid_in_ns(e->next_pid, t->ns);
-		ns_e->next_tid = dtl_pid_in_ns(e->next_tid, t->ns);
-		if (!ns_e->next_tid) {
-			ns_e->next_pid = 0;
-			ns_e->wait_ns = 0;
-			ns_e->blocked_ns = 0;
-		}
+	if (e->kind != PERF_DTL_KIND_MIGRATE &&
+	    !dtl_task_in_ns(t, e, e->next_tid, false, &ns_e->next_pid,
+			    &ns_e->next_tid)) {
+		ns_e->next_pid = 0;
+		ns_e->next_tid = 0;
+		ns_e->wait_ns = 0;
+		ns_e->blocked_ns = 0;
 	}
 }
 
@@ -648,9 +683,10 @@ static struct perf_buffer *dtl_trace_rb(struct perf_event *event)
 
 /*
  * Before @t begins an AUX transaction on this CPU: end the one another
- * CPU-wide event of this CPU holds on the same ring buffer, as perf
- * allows only one.  Events that share a buffer are on the same CPU, so
- * only this CPU's readers can hold it.
+ * event of this CPU holds on the same ring buffer, as perf allows only
+ * one.  Events that share a buffer are on the same CPU (perf maps no AUX
+ * buffer for an inherited event of any CPU), so only this CPU's readers
+ * can hold it.
  */
 static void dtl_trace_end_shared(struct dtl_cpu *dc, struct dtl_trace *t)
 {
@@ -694,6 +730,11 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		if (!hold || local_clock() - t->held_since >= t->period_ns)
 			dtl_trace_end_held(t);
 		return 0;
+	}
+
+	if (t->ns != &init_pid_ns) {
+		t->ns_now = local_clock();
+		t->ns_mono_off = ktime_get_ns() - t->ns_now;
 	}
 
 	aux = t->held_aux;
@@ -812,9 +853,9 @@ static void dtl_drain_account(struct dtl_drain_stat *st, u64 ns, u32 records,
 }
 
 /*
- * A CPU's drain timer: one pass over the CPU-wide events started there,
- * all of them within DTL_DRAIN_BUDGET_NS.  Hard interrupt context, also
- * on PREEMPT_RT: what it does is bounded.
+ * A CPU's drain timer: one pass over the events started there, all of
+ * them within DTL_DRAIN_BUDGET_NS.  Hard interrupt context, also on
+ * PREEMPT_RT: what it does is bounded.
  */
 static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 {
@@ -829,9 +870,14 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 	u64 found = dc->head - dc->drain_head;
 	unsigned int served = 0;
 
-	/* A CPU going offline stops its events first: never drain another's. */
-	if (WARN_ON_ONCE(dc != this_cpu_ptr(&dtl_pmu_cpus)) ||
-	    list_empty(&dc->readers))
+	/*
+	 * No reader: the last one stopped (a per-task event's stop leaves
+	 * the timer armed).  A CPU going offline stops its events first, so
+	 * a timer that the hotplug code moved to another CPU finds none
+	 * either: never drain another CPU's log.
+	 */
+	if (list_empty(&dc->readers) ||
+	    WARN_ON_ONCE(dc != this_cpu_ptr(&dtl_pmu_cpus)))
 		return HRTIMER_NORESTART;
 
 	list_for_each_entry_safe(t, tmp, &dc->readers, node) {
@@ -901,38 +947,41 @@ void dtl_pmu_trace_start(struct perf_event *event)
 	int cpu = smp_processor_id();
 
 	WRITE_ONCE(dtl_trace_of(event->parent ? : event)->started, true);
+	t->period_ns = dtl_trace_period(event);
 	if (!dtl_trace_per_task(t)) {
 		t->cursor = dc->head;
-		t->period_ns = dtl_trace_period(event);
-		if (list_empty(&dc->readers)) {
-			dc->drain_head = dc->head;
-			dc->drain_time = local_clock();
-		}
-		list_add_tail(&t->node, &dc->readers);
-		/* The timer waits at most the shortest period. */
-		if (!hrtimer_active(&dc->drain_timer) ||
-		    ktime_to_ns(hrtimer_get_remaining(&dc->drain_timer)) >
-		    t->period_ns)
-			hrtimer_start(&dc->drain_timer,
-				      ns_to_ktime(t->period_ns),
-				      HRTIMER_MODE_REL_PINNED_HARD);
-		return;
+	} else {
+		/*
+		 * A task event starts as its task is switched in, or is
+		 * enabled while it runs: its window opens at the record of
+		 * that dispatch, the last switch of this CPU's log, if the
+		 * log has it.  Enabled again in the same run, it must not
+		 * deliver that record twice.
+		 */
+		t->running = task_pid_nr(current);
+		if (dc->last_switch >= dc->base && dc->last_switch < dc->head &&
+		    dc->head - dc->last_switch <= dtl_pmu_log_entries)
+			t->cursor = dc->last_switch;
+		else
+			t->cursor = dc->head;
+		if (t->last_cpu == cpu && t->cursor < t->last_head)
+			t->cursor = t->last_head;
 	}
 
+	if (list_empty(&dc->readers)) {
+		dc->drain_head = dc->head;
+		dc->drain_time = local_clock();
+	}
+	list_add_tail(&t->node, &dc->readers);
 	/*
-	 * A task event starts as its task is switched in, or is enabled
-	 * while it runs: its window opens at the record of that dispatch,
-	 * the last switch of this CPU's log, if the log has it.  Enabled
-	 * again in the same run, it must not deliver that record twice.
+	 * The timer waits at most the shortest period.  A task event starts
+	 * at each switch-in of its task: most find the timer armed, which
+	 * its stop left so.
 	 */
-	t->running = task_pid_nr(current);
-	if (dc->last_switch >= dc->base && dc->last_switch < dc->head &&
-	    dc->head - dc->last_switch <= dtl_pmu_log_entries)
-		t->cursor = dc->last_switch;
-	else
-		t->cursor = dc->head;
-	if (t->last_cpu == cpu && t->cursor < t->last_head)
-		t->cursor = t->last_head;
+	if (!hrtimer_active(&dc->drain_timer) ||
+	    ktime_to_ns(hrtimer_get_remaining(&dc->drain_timer)) > t->period_ns)
+		hrtimer_start(&dc->drain_timer, ns_to_ktime(t->period_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /* pmu::stop of a trace event: on the event's CPU, interrupts disabled. */
@@ -943,17 +992,22 @@ void dtl_pmu_trace_stop(struct perf_event *event)
 	u64 start = local_clock();
 	u32 n;
 
-	/* Unbounded: perf reads the buffer next, a record left is lost. */
+	/*
+	 * Unbounded: perf reads the buffer next, a record left is lost.  The
+	 * timer drained the rest, up to its last pass.
+	 */
 	n = dtl_trace_drain(t, NULL, false);
 	dtl_drain_account(&dc->stop_stat, local_clock() - start, n, false);
 	t->last_cpu = smp_processor_id();
 	t->last_head = t->cursor;
-	if (dtl_trace_per_task(t))
-		return;
-
 	list_del_init(&t->node);
-	/* The timer is pinned to this CPU, so its callback is not running. */
-	if (list_empty(&dc->readers))
+	/*
+	 * The timer is pinned to this CPU, so its callback is not running.
+	 * A task event stops at each switch-out of its task, and starts
+	 * again soon: leave the timer to find no reader, rather than
+	 * reprogram the clock at each switch.
+	 */
+	if (list_empty(&dc->readers) && !dtl_trace_per_task(t))
 		hrtimer_try_to_cancel(&dc->drain_timer);
 }
 

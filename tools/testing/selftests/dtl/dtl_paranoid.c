@@ -315,4 +315,174 @@ TEST(pid_namespace)
 		       WEXITSTATUS(status));
 }
 
+/*
+ * A pid given to a task of the namespace before the reader's first drain.
+ * A task the reader cannot see (of the initial namespace) sleeps and
+ * wakes on a CPU and exits; a task forked in the namespace gets its pid
+ * in the initial namespace (ns_last_pid); only then, before any timer
+ * pass (the poll period is a second), does the reader drain.  The first
+ * task's records must not name the second, nor anything else the reader
+ * sees: only the second task's own few switches name it, and those do.
+ */
+#define REUSE_SLEEPS	50
+#define REUSE_TRIES	5
+
+struct reuse_report {
+	int	err;		/* the step that failed in the namespace, or 0 */
+	pid_t	v;		/* the new task, as the namespace sees it */
+	int	records;
+	int	naming_v;	/* records that name it */
+	int	hidden;		/* switch records that hide a task */
+};
+
+static struct perf_dtl_entry reuse_recs[65536];
+
+/* pid 1 of a new namespace: the reader, and the parent of the new task. */
+static int reuse_reader(int cpu, int cmd, int res)
+{
+	struct reuse_report r = { 0 };
+	struct dtl_trace_buf t;
+	int hold[2], i, n;
+	pid_t v;
+	char c;
+
+	if (dtl_trace_open(&t, -1, cpu, PERF_DTL_EVENT_TRACE, 0,
+			   PERF_DTL_POLL_MAX_NS, 0, 512))
+		r.err = 1;
+	else if (ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0))
+		r.err = 2;
+	if (write(res, &r, sizeof(r)) != sizeof(r) || r.err)
+		return 1;
+	if (read(cmd, &c, 1) != 1 || pipe(hold))
+		return 1;
+	/* The new task runs on the traced CPU: its own switches are shown. */
+	dtl_pin_to(cpu);
+	v = fork();
+	if (!v) {
+		/* Blocks until the reader is done. */
+		close(hold[1]);
+		_exit(read(hold[0], &c, 1) < 0);
+	}
+	close(hold[0]);
+	r.v = v;
+	if (v < 0)
+		r.err = 3;
+	if (write(res, &r, sizeof(r)) != sizeof(r) || r.err)
+		return 1;
+	/* The test checks the pid, then asks for the drain. */
+	if (read(cmd, &c, 1) != 1)
+		return 1;
+	if (ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0))
+		r.err = 4;
+	n = dtl_trace_take(&t, reuse_recs, 65536);
+	r.records = n;
+	for (i = 0; i < n; i++) {
+		const struct perf_dtl_entry *e = &reuse_recs[i];
+
+		if (e->kind == PERF_DTL_KIND_LOST)
+			continue;
+		if (e->prev_tid == (uint32_t)v || e->prev_pid == (uint32_t)v ||
+		    (e->kind != PERF_DTL_KIND_MIGRATE &&
+		     (e->next_tid == (uint32_t)v || e->next_pid == (uint32_t)v)))
+			r.naming_v++;
+		if (e->kind != PERF_DTL_KIND_MIGRATE &&
+		    (!e->prev_tid || !e->next_tid))
+			r.hidden++;
+	}
+	close(hold[1]);
+	waitpid(v, NULL, 0);
+	dtl_trace_close(&t);
+	return write(res, &r, sizeof(r)) != sizeof(r);
+}
+
+/* Is @nr of the initial namespace the task @v of a child namespace? */
+static int holds(pid_t nr, pid_t v)
+{
+	char path[64], buf[4096], want[64], *l;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", nr);
+	if (dtl_read_file(path, buf, sizeof(buf)))
+		return 0;
+	l = strstr(buf, "\nNSpid:");
+	snprintf(want, sizeof(want), "\nNSpid:\t%d\t%d\n", nr, v);
+	return l && !strncmp(l, want, strlen(want));
+}
+
+TEST(pid_namespace_reuse)
+{
+	int cpu = dtl_last_cpu(), tries, cmd[2], res[2], status, i, reused;
+	struct reuse_report r;
+	struct drain_stat st;
+	pid_t p, h;
+	FILE *f;
+
+	if (geteuid())
+		SKIP(return, "needs root to make a pid namespace");
+	if (access(DTL_DEBUGFS "/drain", F_OK))
+		SKIP(return, "no %s (debugfs): cannot tell a timer pass from the drain",
+		     DTL_DEBUGFS "/drain");
+	for (tries = 1; tries <= REUSE_TRIES; tries++) {
+		ASSERT_EQ(0, pipe(cmd));
+		ASSERT_EQ(0, pipe(res));
+		p = fork();
+		ASSERT_GE(p, 0);
+		if (!p) {
+			pid_t c;
+
+			if (unshare(CLONE_NEWPID))
+				_exit(1);
+			c = fork();
+			if (!c)
+				_exit(reuse_reader(cpu, cmd[0], res[1]));
+			_exit(c < 0 || waitpid(c, &status, 0) != c ||
+			      !WIFEXITED(status) || WEXITSTATUS(status));
+		}
+		ASSERT_EQ(sizeof(r), read(res[0], &r, sizeof(r)));
+		ASSERT_EQ(0, r.err) TH_LOG("the reader failed at step %d", r.err);
+		ASSERT_EQ(0, dtl_write_file(DTL_DEBUGFS "/drain", "0"));
+
+		/* The hidden task. */
+		h = fork();
+		ASSERT_GE(h, 0);
+		if (!h) {
+			dtl_pin_to(cpu);
+			for (i = 0; i < REUSE_SLEEPS; i++)
+				usleep(200);
+			_exit(0);
+		}
+		ASSERT_EQ(h, waitpid(h, &status, 0));
+		f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+		ASSERT_NE(NULL, f);
+		fprintf(f, "%d", h - 1);
+		ASSERT_EQ(0, fclose(f));
+		ASSERT_EQ(1, write(cmd[1], "f", 1));
+		ASSERT_EQ(sizeof(r), read(res[0], &r, sizeof(r)));
+		ASSERT_EQ(0, r.err) TH_LOG("the reader failed at step %d", r.err);
+		reused = holds(h, r.v);
+		ASSERT_EQ(0, drain_read(cpu, &st));
+		ASSERT_EQ(1, write(cmd[1], "d", 1));
+		ASSERT_EQ(sizeof(r), read(res[0], &r, sizeof(r)));
+		ASSERT_EQ(0, r.err) TH_LOG("the reader failed at step %d", r.err);
+		ASSERT_EQ(p, waitpid(p, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+		close(cmd[0]);
+		close(cmd[1]);
+		close(res[0]);
+		close(res[1]);
+		TH_LOG("try %d: pid %d reused as %d: %s; %lu timer passes before the drain",
+		       tries, h, r.v, reused ? "yes" : "no", st.passes);
+		TH_LOG("%d records, %d name %d, %d hide a task", r.records,
+		       r.naming_v, r.v, r.hidden);
+		/* Either would let the records be read before the reuse. */
+		if (!reused || st.passes)
+			continue;
+		EXPECT_GE(r.hidden, REUSE_SLEEPS);
+		EXPECT_LE(r.naming_v, 6);
+		/* Its dispatch and its block on the pipe, new as it is. */
+		EXPECT_GE(r.naming_v, 2);
+		return;
+	}
+	ASSERT_TRUE(0) TH_LOG("in %d tries, no pid was reused before a timer pass", REUSE_TRIES);
+}
+
 TEST_HARNESS_MAIN

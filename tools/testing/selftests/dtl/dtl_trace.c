@@ -784,33 +784,6 @@ TEST(filters)
 	dtl_trace_close(&tw);
 }
 
-/* One CPU's line of debugfs dtl/drain, and the pass record limit. */
-struct drain_stat {
-	unsigned long passes, cut, pass_max_ns, pass_max_records;
-	unsigned long stops, stop_max_ns, stop_max_records;
-	unsigned int limit;
-};
-
-static int drain_read(int cpu, struct drain_stat *st)
-{
-	char buf[16384], *line;
-	unsigned long long budget;
-	int c;
-
-	if (dtl_read_file(DTL_DEBUGFS "/drain", buf, sizeof(buf)))
-		return -1;
-	if (sscanf(buf, "# budget_ns %llu max_records %u", &budget,
-		   &st->limit) != 2)
-		return -1;
-	for (line = strchr(buf, '\n'); line; line = strchr(line + 1, '\n'))
-		if (sscanf(line + 1, "%d %lu %lu %lu %lu %lu %lu %lu", &c,
-			   &st->passes, &st->cut, &st->pass_max_ns,
-			   &st->pass_max_records, &st->stops, &st->stop_max_ns,
-			   &st->stop_max_records) == 8 && c == cpu)
-			return 0;
-	return -1;
-}
-
 #define DRAIN_SESSIONS	4
 #define DRAIN_BURSTS	5
 
@@ -880,6 +853,79 @@ TEST(drain_bounded)
 	EXPECT_GT(st.passes, 0);
 	EXPECT_GT(st.cut, 0);
 	EXPECT_LE(st.pass_max_records, st.limit);
+}
+
+/*
+ * Interrupts-off time of a per-task stop.  perf swaps the contexts of an
+ * inherited family when one of its tasks switches to another, and leaves
+ * the event running: a ping-pong between two threads of one process on
+ * one CPU keeps a per-task event's window open for as long as nothing
+ * else runs there, thousands of switches.  Its stop, under the runqueue
+ * lock, must not read all of them: the CPU's timer drains the window
+ * meanwhile, and a stop finds no more than a pass may read.  Nothing is
+ * lost on the way (the AUX buffer has room for all of it).
+ */
+#define LONG_WINDOW_ROUNDS	20000
+
+TEST(per_task_stop_bounded)
+{
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = LONG_WINDOW_ROUNDS };
+	struct dtl_trace_buf t;
+	struct drain_stat st;
+	int go[2], status, lost = 0, mine = 0;
+	size_t n, i;
+	pid_t child;
+	char c = 'g';
+
+	if (access("/sys/kernel/debug/dtl", F_OK))
+		SKIP(return, "no debugfs mounted at /sys/kernel/debug (CONFIG_DEBUG_FS)");
+	ASSERT_EQ(0, access(DTL_DEBUGFS "/drain", F_OK))
+		TH_LOG("no %s: the driver does not account its drains", DTL_DEBUGFS "/drain");
+	/* The reader keeps off the ping-pong's CPU, where it can. */
+	if (pp.cpu > 0)
+		ASSERT_EQ(0, dtl_pin_to(0));
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(pingpong_run(&pp) ? 1 : 0);
+	}
+	close(go[0]);
+	/* Per CPU: perf maps no AUX buffer for an inherited event of any CPU. */
+	ASSERT_EQ(0, dtl_trace_open(&t, child, pp.cpu, PERF_DTL_EVENT_TRACE, 0,
+				    1000000, 1, 1024))
+		TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, dtl_write_file(DTL_DEBUGFS "/drain", "0"));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, drain_read(pp.cpu, &st));
+
+	n = dtl_trace_take(&t, recs, MAX_RECORDS);
+	for (i = 0; i < n; i++) {
+		if (recs[i].kind == PERF_DTL_KIND_LOST)
+			lost++;
+		else if (recs[i].kind != PERF_DTL_KIND_MIGRATE &&
+			 recs[i].next_pid == (uint32_t)child)
+			mine++;
+	}
+	TH_LOG("cpu%d: %zu records, %d dispatches of the child's threads, %d LOST",
+	       pp.cpu, n, mine, lost);
+	TH_LOG("cpu%d: %lu stops, longest %lu ns / %lu records", pp.cpu,
+	       st.stops, st.stop_max_ns, st.stop_max_records);
+	TH_LOG("cpu%d: %lu passes, longest %lu ns / %lu records", pp.cpu,
+	       st.passes, st.pass_max_ns, st.pass_max_records);
+	EXPECT_EQ(0, t.bad);
+	EXPECT_EQ(0, lost);
+	EXPECT_GE(mine, 2 * LONG_WINDOW_ROUNDS);
+	EXPECT_GT(st.passes, 0);
+	EXPECT_LE(st.stop_max_records, st.limit);
+	dtl_trace_close(&t);
+	close(go[1]);
 }
 
 /*

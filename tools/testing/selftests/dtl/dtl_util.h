@@ -562,6 +562,33 @@ static inline int dtl_last_cpu(void)
 	return dtl_ncpus() - 1;
 }
 
+/* One CPU's line of debugfs dtl/drain, and the pass record limit. */
+struct drain_stat {
+	unsigned long passes, cut, pass_max_ns, pass_max_records;
+	unsigned long stops, stop_max_ns, stop_max_records;
+	unsigned int limit;
+};
+
+static inline int drain_read(int cpu, struct drain_stat *st)
+{
+	char buf[16384], *line;
+	unsigned long long budget;
+	int c;
+
+	if (dtl_read_file(DTL_DEBUGFS "/drain", buf, sizeof(buf)))
+		return -1;
+	if (sscanf(buf, "# budget_ns %llu max_records %u", &budget,
+		   &st->limit) != 2)
+		return -1;
+	for (line = strchr(buf, '\n'); line; line = strchr(line + 1, '\n'))
+		if (sscanf(line + 1, "%d %lu %lu %lu %lu %lu %lu %lu", &c,
+			   &st->passes, &st->cut, &st->pass_max_ns,
+			   &st->pass_max_records, &st->stops, &st->stop_max_ns,
+			   &st->stop_max_records) == 8 && c == cpu)
+			return 0;
+	return -1;
+}
+
 static inline unsigned long long dtl_now_ns(void)
 {
 	struct timespec ts;
