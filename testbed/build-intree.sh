@@ -59,7 +59,9 @@ esac
 [ -n "${tree:-}" ] || tree=$(dtl_stage_tree)
 mk=(make -s -C "$tree" O="$out" ARCH="$karch" CROSS_COMPILE="$cross")
 
-cfg=(-e FTRACE -e PERF_EVENTS)
+# SCHEDSTATS for SCHED_INFO, which dtl depends on (arm64's defconfig has
+# neither it nor TASK_DELAY_ACCT).
+cfg=(-e FTRACE -e PERF_EVENTS -e SCHEDSTATS)
 if [ $want = y ]; then cfg+=(-e PERF_DTL); else cfg+=(-m PERF_DTL); fi
 [ "$karch" = i386 ] && cfg=(-e COMPILE_TEST "${cfg[@]}")
 cfg+=("${extra[@]}")

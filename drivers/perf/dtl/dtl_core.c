@@ -23,8 +23,10 @@
  * cgroup's tasks.  Other CPU-wide events also see the run in progress, so
  * for them a dispatch is charged when it happens.
  *
- * dtl is a software PMU (perf_sw_context), so perf lets its events join a
- * group led by a hardware event, and then puts them in that PMU's context.
+ * dtl's events are in perf_sw_context, as those of other PMUs that count
+ * or trace beside the CPU's own (intel_pt, intel_bts, msr, powerpc's
+ * vpa_pmu): perf lets them join a group led by a hardware event, and then
+ * puts them in that PMU's context, as it does with software events.
  * Nothing in the counting depends on the context.
  *
  * Equivalent contexts: when perf finds the task contexts of the two sides
