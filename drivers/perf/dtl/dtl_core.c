@@ -556,33 +556,21 @@ static void dtl_event_destroy(struct perf_event *event)
 /*
  * May the caller open a trace event?  Its records name the tasks on both
  * sides of every switch on the CPU and how they ran, as the raw data of
- * sched:sched_switch do, which perf gives only to holders of CAP_PERFMON
- * unless perf_event_paranoid is -1 (perf_allow_tracepoint()).  That check
- * reads a sysctl that modules cannot read, so the module asks for the
- * capability at every level; built in, dtl applies perf's own rule.
+ * sched:sched_switch do: CAP_PERFMON, as vpa-dtl asks, built in or as a
+ * module (which could not read perf_event_paranoid for perf's tracepoint
+ * rule anyway).
+ *
+ * May the caller open a CPU-wide event that excludes the kernel?  perf
+ * core decides who may open a CPU-wide event, but only after event_init
+ * (in find_get_context()), and dtl refuses such an event (see
+ * dtl_event_init()): a user without the right to it must hear EACCES, as
+ * perf core would answer, not EOPNOTSUPP.  dtl cannot read
+ * perf_event_paranoid either, so it asks for CAP_PERFMON, which gives
+ * that right at every level.
  */
-static int dtl_allow_trace(void)
+static int dtl_allow_privileged(void)
 {
-#if IS_BUILTIN(CONFIG_PERF_DTL)
-	return perf_allow_tracepoint() ? -EACCES : 0;
-#else
 	return perfmon_capable() ? 0 : -EACCES;
-#endif
-}
-
-/*
- * May the caller open a CPU-wide event?  perf core decides that itself,
- * but only after event_init (in find_get_context()); dtl asks first where
- * its own refusal would hide perf core's (see dtl_event_init()).  As for
- * trace events, the module asks for the capability at every level.
- */
-static int dtl_allow_cpu(void)
-{
-#if IS_BUILTIN(CONFIG_PERF_DTL)
-	return perf_allow_cpu() ? -EACCES : 0;
-#else
-	return perfmon_capable() ? 0 : -EACCES;
-#endif
 }
 
 static int dtl_event_init(struct perf_event *event)
@@ -614,7 +602,7 @@ static int dtl_event_init(struct perf_event *event)
 	 */
 	if (idx < DTL_NR_COUNTERS && event->attr.exclude_kernel) {
 		if (!event->hw.target) {
-			ret = dtl_allow_cpu();
+			ret = dtl_allow_privileged();
 			return ret ? : -EOPNOTSUPP;
 		}
 		if (event->hw.target->flags & PF_KTHREAD)
@@ -626,7 +614,7 @@ static int dtl_event_init(struct perf_event *event)
 
 	/* An inherited event was allowed with its parent. */
 	if (idx == DTL_IDX_TRACE && !event->parent) {
-		ret = dtl_allow_trace();
+		ret = dtl_allow_privileged();
 		if (ret)
 			return ret;
 	}
