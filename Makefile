@@ -33,7 +33,7 @@ ARCH		?= x86_64
 TB		:= testbed
 
 KERNEL_FILES	:= $(shell git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
-			'arch/*.c' 'arch/*.h' 'tools/*.c' 'tools/*.h' 'compat/*.h' 2>/dev/null | \
+			'arch/*.c' 'arch/*.h' 'tools/*.c' 'tools/*.h' 'compat/*.h' 'compat/*.c' 2>/dev/null | \
 			grep -v '^tools/include/')
 
 .PHONY: all setup module selftests perf demo check check-rt checkpatch series bench fuzz vm-run clean

@@ -15,8 +15,9 @@
 #include <linux/version.h>
 
 /*
- * Macros only, and no header but linux/version.h: this header comes before
- * each file's own pr_fmt and includes.
+ * Macros and prototypes of plain types only, and no header but
+ * linux/version.h: this header comes before each file's own pr_fmt and
+ * includes.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 /* hrtimer_setup() (6.13) replaced hrtimer_init() and the .function store. */
@@ -33,5 +34,28 @@
 /* rdmsrl_safe() became rdmsrq_safe() in 6.16. */
 #define rdmsrq_safe(msr, p)	rdmsrl_safe(msr, p)
 #endif
+
+/*
+ * The sched_switch and sched_migrate_task tracepoints, which the driver
+ * probes, are exported to modules by a patch of the series ("sched:
+ * Export the sched_switch and sched_migrate_task tracepoints"); a
+ * distribution's kernel does not export them.  Here the module finds them
+ * by name (compat/dtl_compat.c) and leaves out <trace/events/sched.h>,
+ * whose register functions name the unexported symbols.
+ */
+#define _TRACE_SCHED_H
+int dtl_compat_tracepoint_register(const char *name, void *probe, void *data);
+int dtl_compat_tracepoint_unregister(const char *name, void *probe,
+				     void *data);
+#define register_trace_sched_switch(probe, data)			\
+	dtl_compat_tracepoint_register("sched_switch", (void *)(probe), data)
+#define unregister_trace_sched_switch(probe, data)			\
+	dtl_compat_tracepoint_unregister("sched_switch", (void *)(probe), data)
+#define register_trace_sched_migrate_task(probe, data)			\
+	dtl_compat_tracepoint_register("sched_migrate_task",		\
+				       (void *)(probe), data)
+#define unregister_trace_sched_migrate_task(probe, data)		\
+	dtl_compat_tracepoint_unregister("sched_migrate_task",		\
+					 (void *)(probe), data)
 
 #endif /* __DTL_COMPAT_H */

@@ -20,7 +20,7 @@ mkdir -p "$src"
 	--filter 'protect modules.order' --filter 'protect Kbuild' \
 	drivers/perf/dtl/ include/uapi/linux/perf_dtl.h \
 	include/linux/perf/dtl_steal.h arch/x86/events/dtl_steal.c \
-	arch/arm64/perf/dtl_steal.c compat/dtl_compat.h "$src/")
+	arch/arm64/perf/dtl_steal.c compat/dtl_compat.h compat/dtl_compat.c "$src/")
 cmp -s "$DTL_TOP/testbed/module.Kbuild" "$src/drivers/perf/dtl/Kbuild" ||
 	cp "$DTL_TOP/testbed/module.Kbuild" "$src/drivers/perf/dtl/Kbuild"
 # With KUnit in the kernel (the debug kernel), dtl's KUnit test too.

@@ -21,6 +21,8 @@
 #     build, dtl and its KUnit test as modules as soon as a Kconfig offers
 #     them, and x86's steal source once it is there; no warning allowed
 #     (arm64's is compiled by the arm64 in-tree stage of make check);
+#   - kernel/: the objects of the C files the patch changes, W=1 (the
+#     series exports two tracepoints from kernel/sched/core.c);
 #   - tools/perf/ or tools/include/: perf, with the options of
 #     build-perf.sh and WERROR=1;
 #   - tools/testing/selftests/dtl/ or tools/dtl/: the selftests and the
@@ -28,7 +30,7 @@
 # A patch that touches none of these (Documentation, MAINTAINERS) cannot
 # change a build; its line says so.  The whole vmlinux is not linked: the
 # series adds nothing to the kernel outside drivers/perf/ but the arch
-# steal sources, each one object.
+# steal sources, each one object, and two exports in kernel/sched/core.c.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -97,6 +99,19 @@ build_kernel() {
 	! grep -qE 'warning:|error:' "$log"
 }
 
+# build_core: the objects of the patch's C files under kernel/, W=1; sets
+# core to them.
+build_core() {
+	local f
+	core=()
+	for f in "${files[@]}"; do
+		case $f in kernel/*.c) core+=("${f%.c}.o") ;; esac
+	done
+	[ ${#core[@]} -gt 0 ] || return 0
+	"${mk[@]}" -j"$(nproc)" W=1 "${core[@]}" >"$log" 2>&1 &&
+	! grep -qE 'warning:|error:' "$log"
+}
+
 # AR=gcc-ar: binutils' ar loads every plugin in /usr/lib/bfd-plugins, and
 # bookworm's LLVMgold aborts on an object of perf 7.3's tests ("LLVM
 # ERROR: Invalid encoding"); gcc-ar gives it GCC's plugin only.
@@ -143,6 +158,13 @@ for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
 			built+=("drivers/perf/${steal:+ $steal} W=1 C=2${o:+ ($o)}")
 		else
 			failed="make W=1 C=2 drivers/perf/"
+		fi
+	fi
+	if [ -z "$failed" ] && printf '%s\n' "${files[@]}" | grep -qE '^kernel/.*\.c$'; then
+		if build_core; then
+			built+=("${core[*]} W=1")
+		else
+			failed="make W=1 ${core[*]}"
 		fi
 	fi
 	if [ -z "$failed" ] && printf '%s\n' "${files[@]}" | grep -qE '^tools/(perf|include)/'; then

@@ -120,8 +120,9 @@ every context switch of a CPU:
   sessions may trace the same CPUs.  The CPU-wide events of a CPU are
   drained into their AUX buffers by one pinned hrtimer of that CPU, a
   bounded number of records per pass (interrupts are off while it
-  copies); a per-task event drains its task's window when the task is
-  switched out.
+  copies); so are the per-task events while their task runs there, and
+  each drains the rest of its task's window when the task is switched
+  out.
 - Records go to the AUX buffer in the compact format by default (a
   record that follows on from the one before it takes 32 bytes instead
   of 64), or as 64-byte records with the \"full\" format bit.  The PMU's
@@ -133,8 +134,8 @@ every context switch of a CPU:
   (config1), exclude_kernel and exclude_user; the sample period is the
   poll interval.
 
-Trace events reveal other tasks and need the rights of tracepoint raw
-data (CAP_PERFMON, or perf_event_paranoid -1 when built in).  A busy
+Trace events reveal other tasks and need CAP_PERFMON, as vpa-dtl's do,
+at every perf_event_paranoid level.  A busy
 file in sysfs lists, per CPU, who uses the unit and how.
 
 The scheduler hooks are registered only while a dtl event exists and
@@ -154,6 +155,7 @@ record formats." \
 	drivers/perf/dtl/dtl.h drivers/perf/dtl/dtl_core.c drivers/perf/dtl/dtl_trace.c \
 	drivers/perf/dtl/dtl_kunit.c
 
+am linux/0005-sched-Export-the-sched_switch-and-sched_migrate_task-.patch
 am linux/0001-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
 am_with linux/0003-x86-dtl-Find-the-KVM-steal-time-record-for-the-dtl-P.patch \
 	arch/x86/events/dtl_steal.c
@@ -277,10 +279,11 @@ tracepoints, floor = a module whose sched_switch probe does nothing):
 
 $bench
 
-Patch 1 adds the record format, 2-3 the driver and its build, 4-5 the
-steal time sources of x86 and arm64, 6-7 the documentation and
-MAINTAINERS, 8 a helper that reads counters without a system call, 9
-dtl's events for Performance Co-Pilot, 10 the selftests, 11-$n the perf
+Patch 1 adds the record format, 2 the driver, 3 exports the two
+scheduler tracepoints it probes (it may be a module), 4 builds it, 5-6
+add the steal time sources of x86 and arm64, 7-8 the documentation and
+MAINTAINERS, 9 a helper that reads counters without a system call, 10
+dtl's events for Performance Co-Pilot, 11 the selftests, 12-$n the perf
 tools support, its tests and docs.  The series is based on Linux 7.3
 (checked with git am on linux-source-7.3, $DTL_K73_REL); after each
 patch, the kernel's drivers/perf/ (W=1, sparse), perf and the selftests

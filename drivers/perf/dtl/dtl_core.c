@@ -66,6 +66,8 @@
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 
+#include <trace/events/sched.h>
+
 #include "dtl.h"
 
 /*
@@ -139,7 +141,6 @@ static unsigned long dtl_hook_arms;	/* registrations, for debugfs */
 static unsigned long dtl_hook_gen;
 static void dtl_hook_release(struct work_struct *work);
 static DECLARE_DELAYED_WORK(dtl_hook_work, dtl_hook_release);
-static struct tracepoint *dtl_tp_sched_switch;
 static struct dentry *dtl_debugfs;
 
 /*
@@ -449,8 +450,7 @@ static int dtl_hook_get(void)
 		 */
 		WRITE_ONCE(dtl_hook_gen, dtl_hook_gen + 1);
 		on_each_cpu(dtl_cpu_start_run, NULL, 1);
-		ret = tracepoint_probe_register(dtl_tp_sched_switch,
-						dtl_sched_switch, NULL);
+		ret = register_trace_sched_switch(dtl_sched_switch, NULL);
 		dtl_hook_armed = !ret;
 		dtl_hook_arms += dtl_hook_armed;
 	}
@@ -474,8 +474,8 @@ static void dtl_hook_disarm(void)
 {
 	lockdep_assert_held(&dtl_hook_lock);
 	if (dtl_hook_armed && !atomic_read(&dtl_hook_users)) {
-		WARN_ON_ONCE(tracepoint_probe_unregister(dtl_tp_sched_switch,
-							 dtl_sched_switch, NULL));
+		WARN_ON_ONCE(unregister_trace_sched_switch(dtl_sched_switch,
+							   NULL));
 		dtl_hook_armed = false;
 	}
 }
@@ -1032,21 +1032,9 @@ static void dtl_steal_exit(void)
 	dtl_steal_cpuhp = 0;
 }
 
-static void dtl_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_switch"))
-		dtl_tp_sched_switch = tp;
-}
-
 static int __init dtl_init(void)
 {
 	int ret;
-
-	for_each_kernel_tracepoint(dtl_find_tracepoint, NULL);
-	if (!dtl_tp_sched_switch) {
-		pr_err("sched_switch tracepoint not found\n");
-		return -ENODEV;
-	}
 
 	ret = dtl_pmu_trace_module_init();
 	if (ret)

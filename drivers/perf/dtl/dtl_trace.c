@@ -58,8 +58,9 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
+
+#include <trace/events/sched.h>
 
 #include "dtl.h"
 
@@ -149,7 +150,6 @@ static atomic_t dtl_trace_users = ATOMIC_INIT(0);
 /* Bumped whenever an AUX buffer is freed: its address may come back. */
 static atomic_long_t dtl_aux_gen = ATOMIC_LONG_INIT(0);
 static struct dtl_block_slot *dtl_block_table;
-static struct tracepoint *dtl_tp_migrate;
 static enum cpuhp_state dtl_cpuhp_state;
 
 static inline struct dtl_trace *dtl_trace_of(struct perf_event *event)
@@ -422,9 +422,8 @@ int dtl_pmu_trace_get(void)
 	if (atomic_read(&dtl_trace_users) == 0) {
 		ret = dtl_logs_alloc();
 		if (!ret) {
-			ret = tracepoint_probe_register(dtl_tp_migrate,
-							dtl_sched_migrate,
-							NULL);
+			ret = register_trace_sched_migrate_task(dtl_sched_migrate,
+								NULL);
 			if (ret)
 				dtl_logs_free();
 		}
@@ -442,8 +441,8 @@ void dtl_pmu_trace_put(void)
 	if (!atomic_dec_and_mutex_lock(&dtl_trace_users, &dtl_trace_lock))
 		return;
 
-	WARN_ON_ONCE(tracepoint_probe_unregister(dtl_tp_migrate,
-						 dtl_sched_migrate, NULL));
+	WARN_ON_ONCE(unregister_trace_sched_migrate_task(dtl_sched_migrate,
+							 NULL));
 	dtl_logs_free();
 	mutex_unlock(&dtl_trace_lock);
 }
@@ -1109,12 +1108,6 @@ void dtl_pmu_free_aux(void *data)
 	kfree(aux);
 }
 
-static void dtl_find_migrate(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_migrate_task"))
-		dtl_tp_migrate = tp;
-}
-
 static int dtl_drain_show(struct seq_file *m, void *v)
 {
 	int cpu;
@@ -1199,11 +1192,6 @@ int dtl_pmu_trace_module_init(void)
 		pr_err("log_entries=%u: must be a power of 2 in [%u, %u]\n",
 		       dtl_pmu_log_entries, DTL_LOG_MIN, (unsigned int)DTL_LOG_MAX);
 		return -EINVAL;
-	}
-	for_each_kernel_tracepoint(dtl_find_migrate, NULL);
-	if (!dtl_tp_migrate) {
-		pr_err("sched_migrate_task tracepoint not found\n");
-		return -ENODEV;
 	}
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "perf/dtl:online",
 					dtl_trace_cpu_online, NULL);
