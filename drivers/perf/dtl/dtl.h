@@ -15,7 +15,6 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/pid.h>
-#include <linux/uidgid.h>
 #include <linux/sched.h>
 #include <linux/perf_event.h>
 #include <linux/perf_dtl.h>
@@ -540,7 +539,6 @@ struct dtl_user {
 	bool			trace;
 	bool			listed;		/* not an inherited event */
 	struct pid		*owner;		/* tgid of who opened it */
-	kuid_t			uid;		/* its effective uid */
 	struct pid		*target;	/* per-task: the task */
 	char			comm[TASK_COMM_LEN];
 	u64			since;		/* local_clock() at open */

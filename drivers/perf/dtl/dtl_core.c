@@ -61,7 +61,6 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/capability.h>
-#include <linux/cred.h>
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
@@ -505,7 +504,6 @@ static struct dtl_user *dtl_user_add(struct perf_event *event, bool trace)
 	 */
 	u->listed = !event->parent;
 	u->owner = get_pid(task_tgid(current));
-	u->uid = current_euid();
 	if (u->listed && event->hw.target)
 		u->target = get_pid(task_pid(event->hw.target));
 	get_task_comm(u->comm, current);
@@ -734,11 +732,12 @@ static DEVICE_ATTR_RO(identifier);
  * and opens CPU-wide events even for "perf stat -- cmd", which would turn
  * every per-task count into a system-wide one.  dtl works on every CPU.
  */
-/* What the reader of the "busy" file may see. */
+/*
+ * The "busy" file's reader: root only (the file is 0400), but maybe in
+ * a pid namespace, which sees only its own tasks.
+ */
 struct dtl_busy_reader {
 	struct pid_namespace	*ns;
-	kuid_t			uid;
-	bool			all;	/* CAP_PERFMON: every user's */
 };
 
 /* Do two events belong on one line: the same session, use and target? */
@@ -750,16 +749,15 @@ static bool dtl_same_session(const struct dtl_user *a, const struct dtl_user *b)
 
 /*
  * One session's line: who, since when, and for a per-task session the
- * task.  Pids are the reader's view (none if it cannot see the task); a
- * reader without CAP_PERFMON sees who other users are no more than in
- * /proc, and the comm, which any task can set, comes last and escaped.
+ * task.  Pids are the reader's view (none if it cannot see the task, nor
+ * its comm), and the comm, which any task can set, comes last and escaped.
  */
 static void dtl_busy_line(struct seq_buf *s, const struct dtl_user *u,
 			  unsigned int events, u64 now,
 			  const struct dtl_busy_reader *r)
 {
 	pid_t owner = pid_nr_ns(u->owner, r->ns);
-	bool show = owner && (r->all || uid_eq(u->uid, r->uid));
+	bool show = owner;
 	u32 rem;
 	u64 secs = div_u64_rem(now - u->since, NSEC_PER_SEC, &rem);
 
@@ -853,10 +851,6 @@ static ssize_t busy_show(struct device *dev, struct device_attribute *attr,
 {
 	struct dtl_busy_reader r = {
 		.ns = task_active_pid_ns(current),
-		.uid = current_euid(),
-		/* Not audited: any user may read the file. */
-		.all = ns_capable_noaudit(&init_user_ns, CAP_PERFMON) ||
-		       ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN),
 	};
 	unsigned int omitted = 0;
 	char header[16];
@@ -879,7 +873,9 @@ static ssize_t busy_show(struct device *dev, struct device_attribute *attr,
 	}
 	return seq_buf_used(&s);
 }
-static DEVICE_ATTR_RO(busy);
+
+/* Root only: it names other users' processes. */
+static DEVICE_ATTR_ADMIN_RO(busy);
 
 /* Per online CPU, where steal_ns comes from. */
 static ssize_t steal_source_show(struct device *dev,
