@@ -1,20 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # dtl: the one entry point.  Kernel and tools files sit where they would in
-# a Linux 6.12 tree; this Makefile and testbed/ are the build and test glue.
+# a Linux 7.3 tree; this Makefile and testbed/ are the build and test glue.
 #
+#   make help         this list
+#   make module       dtl_pmu.ko for the running kernel (KDIR=: another's
+#                     build tree), with its headers and a compiler only
+#   make perf         perf 7.3 with dtl's decoder; prints where it is
 #   make setup        install packages, fetch the kernel under test (idempotent)
 #   make demo         build, boot, load dtl, perf stat + perf record + perf script
 #   make check        every test (TAP), ends with "N passed, N failed, N skipped"
 #   make check-rt     build the PREEMPT_RT debug kernel once (~20 min), then make check
-#   make checkpatch   checkpatch.pl --strict from the 6.12 tree over our files
+#   make checkpatch   checkpatch.pl --strict from the 7.3 tree over our files
 #   make series       the git format-patch series with a cover letter, in series/
 #   make bench        benchmarks, prints tables
 #   make fuzz         perf script/report (ASan) over mutated dtl recordings, 10 min
 #   make vm-run SCRIPT=path   run any script in the guest with dtl loaded
 #                     (GUEST=debian: in Debian 12 with systemd, without dtl)
-#   make module       the out-of-tree module against Debian's headers
-#   make perf         perf 7.3 with dtl's decoder (perf-dtl in the guest)
 #
 # KERNEL=path/to/vmlinux boots another kernel (default: Debian's 6.12).
 # ARCH=arm64 runs vm-run in an arm64 guest (make check runs both);
@@ -26,7 +28,8 @@ SHELL		:= /bin/bash
 CACHE		?= $(or $(DTL_CACHE),$(HOME)/.cache/dtl)
 export DTL_CACHE := $(CACHE)
 KVER		:= $(DTL_KREL)-$(DTL_KFLAVOUR)
-KDIR		?= /usr/src/linux-headers-$(KVER)
+# The guest's kernel (Debian's 6.12), which the test bed builds dtl for.
+GUEST_KDIR	?= /usr/src/linux-headers-$(KVER)
 KERNEL		?=
 export DTL_KERNEL := $(KERNEL)
 ARCH		?= x86_64
@@ -36,26 +39,36 @@ KERNEL_FILES	:= $(shell git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
 			'arch/*.c' 'arch/*.h' 'tools/*.c' 'tools/*.h' 'compat/*.h' 'compat/*.c' 2>/dev/null | \
 			grep -v '^tools/include/')
 
-.PHONY: all setup module selftests perf demo check check-rt checkpatch series bench fuzz vm-run clean
+.PHONY: all help setup module guest-module selftests perf demo check check-rt checkpatch series bench fuzz vm-run clean
 
 all: module
+
+help:
+	@sed -n '/^#   make/,/^#$$/{/^#$$/q;s/^# //;p}' Makefile
 
 setup:
 	@$(TB)/setup.sh
 
-module: setup
-	@$(TB)/build-module.sh $(KDIR) $(CACHE)/build/module >/dev/null
+# For the machine it runs on: no package is installed, no QEMU.
+module:
+	@$(TB)/module-local.sh $(KDIR)
+
+# For the test bed's guest (Debian's 6.12 headers, which setup installs).
+guest-module: setup
+	@$(TB)/build-module.sh $(GUEST_KDIR) $(CACHE)/build/module >/dev/null
 
 selftests: setup
 	@$(TB)/build-tests.sh
 
-perf: setup
-	@$(TB)/build-perf.sh >/dev/null
+perf:
+	@$(TB)/setup.sh perf
+	@p=$$($(TB)/build-perf.sh) && echo "perf with dtl's decoder: $$p" && \
+		echo "(the runqlat dlfilter: $$(dirname $$p)/dlfilters/dlfilter-dtl-runqlat.so)"
 
-demo: module selftests perf
+demo: guest-module selftests perf
 	@$(TB)/demo.sh
 
-check: module selftests perf
+check: guest-module selftests perf
 	@$(TB)/check.sh
 
 # Build the PREEMPT_RT debug kernel (~20 min), then run "make check",
@@ -71,7 +84,7 @@ checkpatch: setup
 series: setup
 	@$(TB)/series.sh
 
-bench: module selftests perf
+bench: guest-module selftests perf
 	@bench/run.sh
 
 # make check runs it for 60 s.
@@ -89,7 +102,7 @@ vm-run: setup
 		$(TB)/build-perf.sh >/dev/null && $(TB)/build-tests.sh && \
 		$(TB)/vm-run.sh -f $(CACHE)/build/arm64/tests=dtl/tests $(SCRIPT)
 else
-vm-run: module selftests perf
+vm-run: guest-module selftests perf
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh [ARCH=arm64]" >&2; exit 2; }
 	@$(TB)/vm-run.sh -f $(CACHE)/build/tests=dtl/tests $(SCRIPT)
 endif

@@ -11,16 +11,22 @@ kdir=${1:-$DTL_KHEADERS}
 out=${2:-$DTL_BUILD/module}
 src=$out/src
 mkdir -p "$src"
-# -a keeps the files' times: make rebuilds only what changed.
-(cd "$DTL_TOP" && rsync -aR --delete \
-	--exclude '*.o' --exclude '*.ko' --exclude '*.mod*' --exclude '.*' \
-	--exclude Module.symvers --exclude modules.order \
-	--filter 'protect *.o' --filter 'protect *.ko' --filter 'protect .*' \
-	--filter 'protect *.mod*' --filter 'protect Module.symvers' \
-	--filter 'protect modules.order' --filter 'protect Kbuild' \
-	drivers/perf/dtl/ include/uapi/linux/perf_dtl.h \
-	include/linux/perf/dtl_steal.h arch/x86/events/dtl_steal.c \
-	arch/arm64/perf/dtl_steal.c compat/dtl_compat.h compat/dtl_compat.c "$src/")
+files=(drivers/perf/dtl/ include/uapi/linux/perf_dtl.h
+       include/linux/perf/dtl_steal.h arch/x86/events/dtl_steal.c
+       arch/arm64/perf/dtl_steal.c compat/dtl_compat.h compat/dtl_compat.c)
+# -a keeps the files' times: make rebuilds only what changed.  (cp where
+# there is no rsync, as on a machine that only builds the module.)
+if command -v rsync >/dev/null; then
+	(cd "$DTL_TOP" && rsync -aR --delete \
+		--exclude '*.o' --exclude '*.ko' --exclude '*.mod*' --exclude '.*' \
+		--exclude Module.symvers --exclude modules.order \
+		--filter 'protect *.o' --filter 'protect *.ko' --filter 'protect .*' \
+		--filter 'protect *.mod*' --filter 'protect Module.symvers' \
+		--filter 'protect modules.order' --filter 'protect Kbuild' \
+		"${files[@]}" "$src/")
+else
+	(cd "$DTL_TOP" && cp -a --parents "${files[@]}" "$src/")
+fi
 cmp -s "$DTL_TOP/testbed/module.Kbuild" "$src/drivers/perf/dtl/Kbuild" ||
 	cp "$DTL_TOP/testbed/module.Kbuild" "$src/drivers/perf/dtl/Kbuild"
 # With KUnit in the kernel (the debug kernel), dtl's KUnit test too.

@@ -177,6 +177,19 @@ else
 	result host/build-W=1 0 1 0
 fi
 
+# make module as a user types it: for another kernel (KDIR=), the one the
+# host has headers of, where it says the module is and builds nothing else.
+stage "host: make module KDIR=$DTL_KHEADERS"
+if out=$(make -s -C "$DTL_TOP" module KDIR="$DTL_KHEADERS" 2>&1) &&
+   ko=$(sed -n 's/^dtl_pmu.ko for Linux [^:]*: //p' <<<"$out") &&
+   [ -n "$ko" ] && modinfo -F vermagic "$ko" | grep -q "^$DTL_KVER "; then
+	echo "make module: $ko"
+	result host/make-module 1 0 0
+else
+	echo "$out"
+	result host/make-module 0 1 0
+fi
+
 stage "host: dtl in the tree for i386 (defconfig + COMPILE_TEST + PERF_DTL=m, W=1)"
 if "$DTL_TOP/testbed/build-intree.sh" i386; then
 	result host/i386-intree-W=1 1 0 0

@@ -2,9 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Install everything the testbed needs from Debian's packages and unpack the
 # kernel under test into the cache.  Idempotent: a second run only checks.
+#
+# usage: setup.sh [perf]: "perf" installs only what building perf with
+# dtl's decoder needs (a compiler, perf's libraries, Linux 7.3's source):
+# no QEMU, no guest kernel, no test tools.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+mode=${1:-all}
+case $mode in
+all|perf) ;;
+*) die "usage: setup.sh [perf]" ;;
+esac
+
+perf_pkgs=(
+	build-essential bc flex bison pkg-config libelf-dev libssl-dev python3 zstd rsync patch
+	libtraceevent-dev libtracefs-dev libdw-dev libzstd-dev libcap-dev
+	libnuma-dev libunwind-dev
+)
 pkgs=(
 	qemu-system-x86 busybox-static cpio zstd rsync python3 python3-dev file trinity trace-cmd mmdebstrap qemu-utils
 	build-essential bc flex bison pkg-config libelf-dev libssl-dev
@@ -16,6 +31,7 @@ pkgs=(
 	dkms gcc-powerpc64le-linux-gnu python3-sphinx python3-sphinx-rtd-theme ccache sparse
 )
 
+[ "$mode" = all ] || pkgs=("${perf_pkgs[@]}")
 missing=()
 for p in "${pkgs[@]}"; do
 	name=${p%%=*}
@@ -35,12 +51,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 		"${missing[@]}" >"${TMPDIR:-/tmp}/dtl-apt.log" 2>&1 ||
 		{ tail -20 "${TMPDIR:-/tmp}/dtl-apt.log"; die "apt-get install failed"; }
 fi
-[ -d "$DTL_KHEADERS" ] || die "headers not found at $DTL_KHEADERS"
-
 mkdir -p "$DTL_CACHE"
+[ "$mode" = perf ] || [ -d "$DTL_KHEADERS" ] || die "headers not found at $DTL_KHEADERS"
 
 # The kernel image is unpacked, not installed: nothing on the host boots it.
-if [ ! -s "$DTL_DEBKERNEL/vmlinux" ]; then
+if [ "$mode" = all ] && [ ! -s "$DTL_DEBKERNEL/vmlinux" ]; then
 	say "fetching linux-image-$DTL_KVER-unsigned $DTL_KPKG"
 	tmp=$(mktemp -d "$DTL_CACHE/dl.XXXXXX")
 	(cd "$tmp" && apt-get download -q \
@@ -77,4 +92,8 @@ if [ ! -f "$DTL_SRC73/Makefile" ]; then
 	mv "$tmp"/linux-source-*/ "$DTL_SRC73"
 	rm -rf "$tmp"
 fi
-say "setup done (kernel $DTL_KVER, cache $DTL_CACHE)"
+if [ "$mode" = perf ]; then
+	say "setup for perf done (Linux $DTL_K73_REL's source, cache $DTL_CACHE)"
+else
+	say "setup done (kernel $DTL_KVER, cache $DTL_CACHE)"
+fi

@@ -41,7 +41,7 @@ shift $((OPTIND - 1))
 script=$1
 [ -f "$script" ] || die "no such script: $script"
 [ -f "$kernel" ] || die "no kernel at $kernel (run: make setup)"
-[ $load = 0 ] || [ -f "$ko" ] || die "no module at $ko (run: make module)"
+[ $load = 0 ] || [ -f "$ko" ] || die "no module at $ko (run: make guest-module)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/dtl-vm.XXXXXX")
 qpid=""
