@@ -287,7 +287,16 @@ dtl's events for Performance Co-Pilot, 11 the selftests, 12-$n the perf
 tools support, its tests and docs.  The series is based on Linux 7.3
 (checked with git am on linux-source-7.3, $DTL_K73_REL); after each
 patch, the kernel's drivers/perf/ (W=1, sparse), perf and the selftests
-build.'''
+build.
+
+checkpatch --strict passes on every patch but for two checks left on
+purpose.  BIT_MACRO in tools/include/uapi/linux/perf_dtl.h: the tools
+copy is the uapi header byte for byte, as perf's check-headers.sh
+requires, and a uapi header cannot use BIT(), which is why checkpatch
+exempts include/uapi/ but not its copy.  SPDX_LICENSE_TAG in
+tools/perf/tests/shell/test_dtl*.sh: perf test takes a shell test's
+description from its second line, so the SPDX line is the third, as in
+the other tests there.'''
 s = s.replace('*** BLURB HERE ***', blurb)
 open(p, 'w').write(s)
 EOF
