@@ -95,10 +95,13 @@ tree=$(dtl_stage_tree)
 if PATH=/usr/bin:$PATH make -s -C "$tree" O="$work/docs" SPHINXDIRS=admin-guide \
 	SPHINXOPTS=-j1 PYTHON3=/usr/bin/python3 htmldocs >"$work/docs.log" 2>&1 &&
    [ -f "$work/docs/Documentation/output/admin-guide/perf/dtl.html" ]; then
-	if ! grep -E 'WARNING|ERROR' "$work/docs.log" | grep -E 'dtl\.rst|devices-dtl'; then
-		ok "make SPHINXDIRS=admin-guide htmldocs: dtl.rst without warnings"
-	else
+	html=$work/docs/Documentation/output/admin-guide/perf/dtl.html
+	if grep -E 'WARNING|ERROR' "$work/docs.log" | grep -E 'dtl\.rst|devices-dtl|dtl-[a-z]*\.svg'; then
 		notok "make htmldocs warns about dtl's documentation"
+	elif ! grep -q 'dtl-timeline\.svg' "$html" || ! grep -q 'dtl-datapath\.svg' "$html"; then
+		notok "make htmldocs: dtl.html lacks its figures (dtl-timeline.svg, dtl-datapath.svg)"
+	else
+		ok "make SPHINXDIRS=admin-guide htmldocs: dtl.rst and its two figures without warnings"
 	fi
 else
 	tail -20 "$work/docs.log"

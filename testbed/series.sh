@@ -169,6 +169,8 @@ each event needs, the busy file, the module parameters, and the
 overhead measured.  Add the sysfs ABI of the PMU's format, events and
 busy files." \
 	Documentation/admin-guide/perf/dtl.rst \
+	Documentation/admin-guide/perf/dtl-timeline.svg \
+	Documentation/admin-guide/perf/dtl-datapath.svg \
 	Documentation/ABI/testing/sysfs-bus-event_source-devices-dtl
 
 am linux/0002-Documentation-MAINTAINERS-Add-the-dtl-PMU.patch
