@@ -19,8 +19,10 @@
 #   - drivers/, include/ or arch/: make W=1 C=2 drivers/perf/ (C=2:
 #     sparse on every file) in an x86_64 defconfig + kvm_guest.config
 #     build, dtl and its KUnit test as modules as soon as a Kconfig offers
-#     them, and x86's steal source once it is there; no warning allowed
-#     (arm64's is compiled by the arm64 in-tree stage of make check);
+#     them, and x86's steal source once it is there; no warning allowed;
+#     and for arm64, cross-compiled in a defconfig build (+ SCHEDSTATS):
+#     drivers/perf/dtl/ and arm64's steal source, W=1 C=1 (an arm64
+#     defconfig builds many other drivers/perf/ files, not dtl's to mend);
 #   - kernel/: the objects of the C files the patch changes, W=1 (the
 #     series exports two tracepoints from kernel/sched/core.c);
 #   - tools/perf/ or tools/include/: perf, with the options of
@@ -79,6 +81,58 @@ if [ ! -f "$prepared" ]; then
 		{ tail -20 "$log"; die "modules_prepare of the pristine tree failed"; }
 	touch "$prepared"
 fi
+
+akout=$DTL_CACHE/build/bisect-kernel-arm64-$DTL_K73_REL
+amk=(make -s -C "$tree" O="$akout" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+     CC="ccache aarch64-linux-gnu-gcc")
+rm -rf "$akout/drivers/perf/dtl" "$akout/arch/arm64/perf/dtl_steal.o"
+aprepared=$akout/.prepared-arm64-ftrace-schedstats
+if [ ! -f "$aprepared" ]; then
+	command -v aarch64-linux-gnu-gcc >/dev/null ||
+		die "no aarch64-linux-gnu-gcc (make setup installs gcc-aarch64-linux-gnu)"
+	mkdir -p "$akout"
+	# FTRACE for TRACEPOINTS, SCHEDSTATS for SCHED_INFO: dtl depends on
+	# both, and arm64's defconfig has neither.
+	"${amk[@]}" defconfig >/dev/null &&
+	"$tree/scripts/config" --file "$akout/.config" -e FTRACE -e SCHEDSTATS &&
+	"${amk[@]}" olddefconfig >/dev/null &&
+	"${amk[@]}" -j"$(nproc)" modules_prepare >"$log" 2>&1 ||
+		{ tail -20 "$log"; die "arm64 modules_prepare of the pristine tree failed"; }
+	touch "$aprepared"
+fi
+
+# build_arm64: dtl (a module once a Kconfig offers it) and arm64's steal
+# source once it is there, W=1 C=1; sets arm64 to what it built.
+build_arm64() {
+	local what=()
+	arm64=''
+	if grep -rqs '^config PERF_DTL$' "$tree/drivers/perf/" &&
+	   ! grep -qx 'CONFIG_PERF_DTL=m' "$akout/.config"; then
+		"$tree/scripts/config" --file "$akout/.config" -m PERF_DTL
+	fi
+	[ ! -f "$tree/drivers/perf/dtl/Makefile" ] || what+=(drivers/perf/dtl/)
+	[ ! -f "$tree/arch/arm64/perf/dtl_steal.c" ] || what+=(arch/arm64/perf/dtl_steal.o)
+	[ ${#what[@]} -gt 0 ] || return 0
+	arm64="arm64 ${what[*]}"
+	# The configuration may have changed: bring what arm64's prepare
+	# step builds (the vDSO) up to date first, unchecked but with W=1
+	# (its command line has the flags: else C=1 would check it again).
+	# Then C=1: sparse on what is compiled, dtl's files (removed here).
+	"${amk[@]}" olddefconfig >/dev/null &&
+	"${amk[@]}" -j"$(nproc)" W=1 modules_prepare >"$log" 2>&1 || return 1
+	rm -rf "$akout/drivers/perf/dtl" "$akout/arch/arm64/perf/dtl_steal.o"
+	"${amk[@]}" -j"$(nproc)" W=1 C=1 CHECK="$sparse" "${what[@]}" >"$log" 2>&1 &&
+	! grep -qE 'warning:|error:' "$log" || return 1
+	# Once drivers/perf's Kconfig offers dtl, it is configured and its
+	# objects are built.
+	if grep -qs '"drivers/perf/dtl/Kconfig"' "$tree/drivers/perf/Kconfig"; then
+		grep -qx 'CONFIG_PERF_DTL=m' "$akout/.config" ||
+			{ echo "error: arm64: CONFIG_PERF_DTL=m did not stick" >>"$log"; return 1; }
+		o=$(cd "$akout/drivers/perf" && ls dtl/*.o 2>/dev/null | xargs)
+		[ -n "$o" ] || { echo "error: arm64: no dtl object was built" >>"$log"; return 1; }
+		arm64="$arm64 ($o)"
+	fi
+}
 
 # build_kernel: W=1, and sparse (C=2) on every file of drivers/perf/;
 # dtl and its KUnit test as modules once a Kconfig offers them.
@@ -159,6 +213,13 @@ for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
 		else
 			failed="make W=1 C=2 drivers/perf/"
 		fi
+		if [ -n "$failed" ]; then
+			:
+		elif build_arm64; then
+			[ -z "$arm64" ] || built+=("$arm64 W=1 C=1")
+		else
+			failed="$arm64 W=1 C=1"
+		fi
 	fi
 	if [ -z "$failed" ] && printf '%s\n' "${files[@]}" | grep -qE '^kernel/.*\.c$'; then
 		if build_core; then
@@ -183,8 +244,6 @@ for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
 	else
 		what=${built[0]}
 		for b in "${built[@]:1}"; do what="$what; $b"; done
-		! printf '%s\n' "${files[@]}" | grep -q '^arch/arm64/' ||
-			what="$what (its arm64 code: the arm64 in-tree stage)"
 		echo "ok $n bisect $i \"$subject\": $what build"
 	fi
 done

@@ -28,7 +28,7 @@ pkgs=(
 	"$DTL_STOCK_PERF_PKG"
 	libtraceevent-dev libtracefs-dev libdw-dev libzstd-dev libcap-dev
 	libnuma-dev libunwind-dev
-	dkms gcc-powerpc64le-linux-gnu python3-sphinx python3-sphinx-rtd-theme ccache sparse
+	dkms gcc-powerpc64le-linux-gnu gcc-aarch64-linux-gnu python3-sphinx python3-sphinx-rtd-theme ccache sparse
 )
 
 [ "$mode" = all ] || pkgs=("${perf_pkgs[@]}")
