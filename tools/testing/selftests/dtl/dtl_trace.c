@@ -862,8 +862,11 @@ TEST(drain_bounded)
  * one CPU keeps a per-task event's window open for as long as nothing
  * else runs there, thousands of switches.  Its stop, under the runqueue
  * lock, must not read all of them: the CPU's timer drains the window
- * meanwhile, and a stop finds no more than a pass may read.  Nothing is
- * lost on the way (the AUX buffer has room for all of it).
+ * meanwhile.  Where guest time follows the instructions (-icount, the
+ * icount stage), the timer is on time: a stop finds no more than a pass
+ * may read, and nothing is lost (the AUX buffer has room for all of it).
+ * Elsewhere a late timer (TCG on a busy host) lets more pile up, but the
+ * timer still drained the window, and no stop read the whole log.
  */
 #define LONG_WINDOW_ROUNDS	20000
 
@@ -871,8 +874,10 @@ TEST(per_task_stop_bounded)
 {
 	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = LONG_WINDOW_ROUNDS };
 	struct dtl_trace_buf t;
-	struct drain_stat st;
+	struct drain_stat st0, st;
+	long long entries = dtl_read_ll(DTL_MODULE "/parameters/log_entries");
 	int go[2], status, lost = 0, mine = 0;
+	unsigned long passes;
 	size_t n, i;
 	pid_t child;
 	char c = 'g';
@@ -899,11 +904,15 @@ TEST(per_task_stop_bounded)
 				    1000000, 1, 1024))
 		TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_GT(entries, 0);
+	/* A write resets the maxima; the pass count only goes up. */
 	ASSERT_EQ(0, dtl_write_file(DTL_DEBUGFS "/drain", "0"));
+	ASSERT_EQ(0, drain_read(pp.cpu, &st0));
 	ASSERT_EQ(1, write(go[1], &c, 1));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	ASSERT_EQ(0, drain_read(pp.cpu, &st));
+	passes = st.passes - st0.passes;
 
 	n = dtl_trace_take(&t, recs, MAX_RECORDS);
 	for (i = 0; i < n; i++) {
@@ -918,12 +927,19 @@ TEST(per_task_stop_bounded)
 	TH_LOG("cpu%d: %lu stops, longest %lu ns / %lu records", pp.cpu,
 	       st.stops, st.stop_max_ns, st.stop_max_records);
 	TH_LOG("cpu%d: %lu passes, longest %lu ns / %lu records", pp.cpu,
-	       st.passes, st.pass_max_ns, st.pass_max_records);
+	       passes, st.pass_max_ns, st.pass_max_records);
 	EXPECT_EQ(0, t.bad);
-	EXPECT_EQ(0, lost);
-	EXPECT_GE(mine, 2 * LONG_WINDOW_ROUNDS);
-	EXPECT_GT(st.passes, 0);
-	EXPECT_LE(st.stop_max_records, st.limit);
+	/* The timer read the window while it was open ... */
+	EXPECT_GT(passes, 0);
+	/* ... so no stop read the whole log, as stops alone did. */
+	EXPECT_LT(st.stop_max_records, (unsigned long)entries);
+	if (getenv("DTL_GUEST_ICOUNT")) {
+		EXPECT_LE(st.stop_max_records, st.limit);
+		EXPECT_EQ(0, lost);
+		EXPECT_GE(mine, 2 * LONG_WINDOW_ROUNDS);
+	} else if (st.stop_max_records > st.limit || lost) {
+		TH_LOG("a late timer (no -icount): the icount stage checks the bound and the loss");
+	}
 	dtl_trace_close(&t);
 	close(go[1]);
 }
