@@ -70,7 +70,7 @@ fuzz() {
 
 kunit
 run dtl_paranoid 120 dtl/dtl_paranoid
-run dtl_hotplug 300 dtl/dtl_hotplug.sh
+run dtl_hotplug 600 dtl/dtl_hotplug.sh
 run dtl_timerlat 300 dtl/dtl_timerlat
 fuzz
 run dtl_faults 600 dtl/dtl_faults
