@@ -51,7 +51,10 @@ deadline=$(($(now) + 180))
 until [ "$(sed -n "/^cpu$cpu:/,/^cpu[0-9]*:\|^task:/p" $busy | grep -c ' pid=')" -ge $want ]; do
 	if [ "$(now)" -ge $deadline ]; then
 		cat $busy
+		# End the sessions before the exit trap removes the stop file:
+		# events left behind would hold the module for the next tests.
 		touch "$tmp/stop"
+		wait
 		ktap_test_fail "the sessions on cpu$cpu never all showed in $busy in 180 s"
 		ktap_exit_fail_msg "cannot test hotplug under load"
 	fi
