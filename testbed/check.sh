@@ -36,7 +36,9 @@ stamp() {
 }
 
 # The debug kernel: Linux 7.3 with KASAN, lockdep, kmemleak, KUnit,
-# timerlat, and dtl built against it.  Built once (~20 min on 2 cores),
+# timerlat, and dtl built in its tree as the series puts it there (a
+# module, with its per-task state in perf_ctx_data); the out-of-tree build
+# against it is compiled W=1 there too, and runs in the 6.12 guests.  Built once (~20 min on 2 cores),
 # then cached.  It runs in the background, in its own process group: a
 # cold build at nice 19 while the host checks and the first guests run,
 # then the guest suite on it, once the host checks are done (their builds
@@ -54,11 +56,11 @@ else
 		[ "$rc" -eq 0 ] || exit "$rc"
 		while [ ! -e "$6" ]; do sleep 2; done
 		start=$SECONDS kbuild=$(cat "$3")
-		DTL_KERNEL=$kbuild/vmlinux DTL_KO=$2/build/module-debug/dtl_pmu.ko \
+		DTL_KERNEL=$kbuild/vmlinux DTL_KO=$kbuild/drivers/perf/dtl/dtl_pmu.ko \
 		DTL_APPEND="kmemleak=on kunit.enable=1" \
 			"$1/testbed/vm-run.sh" -t "${DTL_VM_LIMIT:-3600}" \
 			-f "$2/build/tests=dtl/tests" \
-			-f "$2/build/module-debug/dtl_kunit.ko=dtl/dtl_kunit.ko" \
+			-f "$kbuild/drivers/perf/dtl/dtl_kunit.ko=dtl/dtl_kunit.ko" \
 			"$1/testbed/guest/all.sh" 2>&1 | stamp >"$7"
 		echo "${PIPESTATUS[0]}" >"$8"
 		echo $((SECONDS - start)) >"$9"' _ \

@@ -23,8 +23,10 @@
 #     and for arm64, cross-compiled in a defconfig build (+ SCHEDSTATS):
 #     drivers/perf/dtl/ and arm64's steal source, W=1 C=1 (an arm64
 #     defconfig builds many other drivers/perf/ files, not dtl's to mend);
-#   - kernel/: the objects of the C files the patch changes, W=1 (the
-#     series exports two tracepoints from kernel/sched/core.c);
+#   - kernel/ and x86's perf core: the objects of the C files the patch
+#     changes, W=1 (the series exports two tracepoints from
+#     kernel/sched/core.c, and gives dtl its own slot of perf_ctx_data in
+#     kernel/events/core.c and arch/x86/events/intel/lbr.c);
 #   - tools/perf/ or tools/include/: perf, with the options of
 #     build-perf.sh and WERROR=1;
 #   - tools/testing/selftests/dtl/ or tools/dtl/: the selftests and the
@@ -32,7 +34,8 @@
 # A patch that touches none of these (Documentation, MAINTAINERS) cannot
 # change a build; its line says so.  The whole vmlinux is not linked: the
 # series adds nothing to the kernel outside drivers/perf/ but the arch
-# steal sources, each one object, and two exports in kernel/sched/core.c.
+# steal sources, each one object, two exports in kernel/sched/core.c and
+# the perf_ctx_data slot, whose objects are built.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -153,13 +156,17 @@ build_kernel() {
 	! grep -qE 'warning:|error:' "$log"
 }
 
-# build_core: the objects of the patch's C files under kernel/, W=1; sets
-# core to them.
+# build_core: the objects of the patch's C files under kernel/ and
+# arch/x86/events/ (dtl's steal source excepted: see build_kernel), W=1;
+# sets core to them.
 build_core() {
 	local f
 	core=()
 	for f in "${files[@]}"; do
-		case $f in kernel/*.c) core+=("${f%.c}.o") ;; esac
+		case $f in
+		arch/x86/events/dtl_steal.c) ;;
+		kernel/*.c|arch/x86/events/*.c) core+=("${f%.c}.o") ;;
+		esac
 	done
 	[ ${#core[@]} -gt 0 ] || return 0
 	"${mk[@]}" -j"$(nproc)" W=1 "${core[@]}" >"$log" 2>&1 &&
@@ -221,9 +228,9 @@ for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
 			failed="$arm64 W=1 C=1"
 		fi
 	fi
-	if [ -z "$failed" ] && printf '%s\n' "${files[@]}" | grep -qE '^kernel/.*\.c$'; then
+	if [ -z "$failed" ] && printf '%s\n' "${files[@]}" | grep -qE '^(kernel|arch/x86/events)/.*\.c$'; then
 		if build_core; then
-			built+=("${core[*]} W=1")
+			[ ${#core[@]} -eq 0 ] || built+=("${core[*]} W=1")
 		else
 			failed="make W=1 ${core[*]}"
 		fi

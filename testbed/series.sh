@@ -97,8 +97,13 @@ Counting events, for perf stat: dispatches, preemptions, run-queue wait
 ns and steal ns, per CPU, per cgroup and per task with inheritance.
 Every CPU keeps monotonic totals that only its sched_switch probe
 writes; an event counts the difference between add() and del().  The
-wait is what the scheduler adds to the task's sched_info.run_delay, so
-the probe reads no clock for it, and the count is schedstat's.  A task
+wait is what the scheduler adds to the task's sched_info.run_delay from
+its last switch-out to the end of its run, so the probe reads no clock
+for it, and the count is schedstat's, including the wait on a queue the
+task was moved away from.  That takes the task's run_delay at each
+switch-out, kept in dtl's own slot of the task's PMU specific data
+(perf_ctx_data), which perf core allocates for the event's tasks, or
+for every task while a CPU-wide event exists.  A task
 can read its own counts from the perf mmap page without a system call.
 When perf swaps the equivalent contexts of an inherited family instead
 of switching their events, the events keep counting, which is right for
@@ -147,15 +152,17 @@ A module cannot, so include/linux/perf/dtl_steal.h lets an architecture
 tell dtl where the hypervisor keeps each vCPU's steal time record
 (HAVE_PERF_DTL_STEAL); dtl reads the record formats it knows itself.
 
-KUnit tests cover the parsing of event attributes, the log producer and
+KUnit tests cover the per-task data of dtl and LBR side by side, the
+parsing of event attributes, the log producer and
 consumer, the sequence and loss arithmetic, the filters, the record
 encoding, the drain's timing, the steal arithmetic and the steal time
 record formats." \
 	include/linux/perf/dtl_steal.h drivers/perf/dtl/Kconfig drivers/perf/dtl/Makefile \
 	drivers/perf/dtl/dtl.h drivers/perf/dtl/dtl_core.c drivers/perf/dtl/dtl_trace.c \
-	drivers/perf/dtl/dtl_kunit.c
+	drivers/perf/dtl/dtl_task.c drivers/perf/dtl/dtl_kunit.c
 
 am linux/0005-sched-Export-the-sched_switch-and-sched_migrate_task-.patch
+am linux/0006-perf-Give-each-user-of-a-task-s-PMU-specific-data-it.patch
 am linux/0001-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
 am_with linux/0003-x86-dtl-Find-the-KVM-steal-time-record-for-the-dtl-P.patch \
 	arch/x86/events/dtl_steal.c
@@ -282,10 +289,13 @@ tracepoints, floor = a module whose sched_switch probe does nothing):
 $bench
 
 Patch 1 adds the record format, 2 the driver, 3 exports the two
-scheduler tracepoints it probes (it may be a module), 4 builds it, 5-6
-add the steal time sources of x86 and arm64, 7-8 the documentation and
-MAINTAINERS, 9 a helper that reads counters without a system call, 10
-dtl's events for Performance Co-Pilot, 11 the selftests, 12-$n the perf
+scheduler tracepoints it probes (it may be a module), 4 gives each user
+of a task's PMU specific data its own slot (dtl keeps a task's last
+switch-out there, beside x86 LBR's call stacks, and the patch fixes a
+detach of data an event never attached), 5 builds it, 6-7 add the steal
+time sources of x86 and arm64, 8-9 the documentation and MAINTAINERS, 10
+a helper that reads counters without a system call, 11 dtl's events for
+Performance Co-Pilot, 12 the selftests, 13-$n the perf
 tools support, its tests and docs.  The series is based on Linux 7.3
 (checked with git am on linux-source-7.3, $DTL_K73_REL); after each
 patch, the kernel's drivers/perf/ (W=1, sparse), perf and the selftests

@@ -453,22 +453,12 @@ static inline u64 dtl_steal_delta(u64 start, u64 now)
 }
 
 /*
- * The block-time table: a lossy, lock-free map from a task's pid to how it
- * last left a CPU.  A slot is owned by whoever moves its sequence from even
- * to odd; readers retry nothing, they accept "unknown".
+ * How a task last left a CPU, kept per task (dtl_task_left()): the
+ * counters' wait starts from @run_delay, the records' block time from
+ * @time.
  */
-struct dtl_block_slot {
-	unsigned long	seq;
-	u32		pid;
-	bool		blocked;	/* it blocked; else it was preempted */
-	u64		start;		/* the task's start_time: pids are reused */
-	u64		time;		/* when it left the CPU */
-	u64		run_delay;	/* its sched_info.run_delay then */
-};
-
-/* What dtl knows of a task's last switch-out, from its block-time slot. */
 struct dtl_block_info {
-	u64	time;		/* when it left the CPU */
+	u64	time;		/* when it left the CPU; 0: no log to read then */
 	u64	run_delay;	/* its sched_info.run_delay then */
 	bool	blocked;	/* it blocked; else it was preempted */
 };
@@ -525,8 +515,6 @@ static inline u64 dtl_waited_ns(const struct dtl_block_info *last,
 	return wait + (run_delay - last->run_delay);
 }
 
-#define DTL_BLOCK_BITS		13
-
 /* Interface between the files of the driver. */
 struct dtl_cpu;
 struct dtl_trace;
@@ -555,10 +543,35 @@ void dtl_pmu_user_transient(struct perf_event *event, const char *what);
 
 int dtl_pmu_trace_get(void);
 void dtl_pmu_trace_put(void);
+
+/* A context switch, as the sched_switch probe saw it, for the log. */
+struct dtl_switch {
+	struct task_struct	*prev;
+	struct task_struct	*next;
+	u64			now;	/* local_clock() */
+	u64			wait;	/* @next's wait on this run queue */
+	u64			steal;	/* this CPU's steal clock */
+	u8			kind;	/* PERF_DTL_KIND_* of @prev's leaving */
+	bool			next_known;	/* @next_last is @next's */
+	struct dtl_block_info	next_last;	/* how @next last left a CPU */
+};
+
 void dtl_pmu_trace_log_switch(struct dtl_cpu *dc, struct perf_dtl_entry *log,
-			      bool preempt, struct task_struct *prev,
-			      struct task_struct *next, unsigned int prev_state,
-			      u64 now, u64 wait, u64 steal);
+			      const struct dtl_switch *sw);
+
+/*
+ * Per-task state (dtl_task.c; in the out-of-tree build of older kernels,
+ * the compatibility layer's table): how a task last left a CPU, written
+ * at each switch-out while dtl_hook_gen is @gen, read back at its next
+ * dispatch.
+ */
+int dtl_task_init(struct pmu *pmu);
+void dtl_task_exit(void);
+void dtl_task_event_init(struct perf_event *event);
+void dtl_task_left(struct task_struct *p, unsigned long gen,
+		   const struct dtl_block_info *info);
+bool dtl_task_last(struct task_struct *p, unsigned long gen,
+		   struct dtl_block_info *info);
 int dtl_pmu_trace_init(struct perf_event *event, const struct dtl_filter *f,
 		       u64 period_ns);
 void dtl_pmu_trace_fini(struct perf_event *event);

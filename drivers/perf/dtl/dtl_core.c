@@ -168,12 +168,14 @@ static inline u64 dtl_steal_now(struct dtl_cpu *dc)
 
 /*
  * The run-queue wait of the run in progress on this CPU, without a clock
- * read: what the scheduler added to its task's sched_info.run_delay
- * (rq_clock() at dispatch minus at enqueue) when it dispatched it, right
- * after the sched_switch probe (sched_info_switch() in
- * prepare_task_switch()), so known from before perf schedules the task's
- * events in.  The same number as schedstat's.  The idle task has none.
- * On this CPU, with interrupts off or from its events' callbacks.
+ * read: what the scheduler added to its task's sched_info.run_delay since
+ * @dc->run_delay_start (see dtl_sched_switch()): when it dispatched it,
+ * rq_clock() at dispatch minus at enqueue, right after the sched_switch
+ * probe (sched_info_switch() in prepare_task_switch()), so known from
+ * before perf schedules the task's events in; and, when it moved the task
+ * while queued, the wait on the queue it left.  The same numbers as
+ * schedstat's.  The idle task has none.  On this CPU, with interrupts off
+ * or from its events' callbacks.
  */
 static inline u64 dtl_run_wait(const struct dtl_cpu *dc,
 			       const struct task_struct *p)
@@ -214,6 +216,19 @@ static void dtl_ctx_switch_seen(struct dtl_cpu *dc)
 	dc->swap_pending = dc->task_events > 0;
 }
 
+/* How @prev leaves the CPU: PERF_DTL_KIND_*. */
+static u8 dtl_switch_kind(bool preempt, struct task_struct *prev,
+			  unsigned int prev_state)
+{
+	if (is_idle_task(prev))
+		return PERF_DTL_KIND_DISPATCH;
+	if (preempt || prev_state == TASK_RUNNING)
+		return PERF_DTL_KIND_PREEMPT;
+	if (prev_state == TASK_DEAD)
+		return PERF_DTL_KIND_EXIT;
+	return PERF_DTL_KIND_BLOCK;
+}
+
 /*
  * Called from __schedule() with the runqueue lock held and interrupts
  * disabled, before perf schedules out @prev's events and schedules in
@@ -227,8 +242,13 @@ static void dtl_sched_switch(void *data, bool preempt,
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	struct perf_dtl_entry *log = READ_ONCE(dc->log);
 	unsigned long gen = READ_ONCE(dtl_hook_gen);
-	u64 steal = dtl_steal_now(dc);
-	u64 now = 0, wait = 0;
+	struct dtl_switch sw = {
+		.prev	= prev,
+		.next	= next,
+		.steal	= dtl_steal_now(dc),
+		.kind	= dtl_switch_kind(preempt, prev, prev_state),
+	};
+	u64 run_delay = READ_ONCE(next->sched_info.run_delay);
 
 	/*
 	 * The counters need no clock (dtl_run_wait()); the records do, and
@@ -236,8 +256,9 @@ static void dtl_sched_switch(void *data, bool preempt,
 	 * be.
 	 */
 	if (log) {
-		now = local_clock();
-		wait = dtl_wait_ns(READ_ONCE(next->sched_info.last_queued), now);
+		sw.now = local_clock();
+		sw.wait = dtl_wait_ns(READ_ONCE(next->sched_info.last_queued),
+				      sw.now);
 	}
 
 	dtl_ctx_switch_seen(dc);
@@ -246,15 +267,14 @@ static void dtl_sched_switch(void *data, bool preempt,
 		dc->total[DTL_CNT_DISPATCHES]++;
 		dc->total[DTL_CNT_WAIT_NS] += dtl_run_wait(dc, prev);
 		dc->total[DTL_CNT_STEAL_NS] += dtl_steal_delta(dc->run_steal_start,
-							       steal);
+							       sw.steal);
 		/*
 		 * Still runnable: preempted, or it yielded.  This is what the
 		 * scheduler counts in nivcsw, except for a block aborted by a
 		 * pending signal, which it counts as voluntary.  The idle task
 		 * is always runnable: leaving it is no preemption.
 		 */
-		if ((preempt || prev_state == TASK_RUNNING) &&
-		    !is_idle_task(prev))
+		if (sw.kind == PERF_DTL_KIND_PREEMPT)
 			dc->total[DTL_CNT_PREEMPTIONS]++;
 	} else {
 		/*
@@ -263,19 +283,48 @@ static void dtl_sched_switch(void *data, bool preempt,
 		 * had started yet, the run is nobody's.
 		 */
 		dc->gen = gen;
-		dc->run_start = now;
-		dc->run_steal_start = steal;
+		dc->run_start = sw.now;
+		dc->run_steal_start = sw.steal;
 	}
 
+	/*
+	 * Keep how @prev leaves, for its next dispatch, which may be on
+	 * another CPU: the scheduler dispatches a task only after this
+	 * switch is done (finish_task() releases its on_cpu), so that
+	 * dispatch reads what is written here.
+	 */
+	if (sw.kind == PERF_DTL_KIND_PREEMPT || sw.kind == PERF_DTL_KIND_BLOCK) {
+		struct dtl_block_info left = {
+			.time		= sw.now,
+			.run_delay	= READ_ONCE(prev->sched_info.run_delay),
+			.blocked	= sw.kind == PERF_DTL_KIND_BLOCK,
+		};
+
+		dtl_task_left(prev, gen, &left);
+	}
+	if (!is_idle_task(next))
+		sw.next_known = dtl_task_last(next, gen, &sw.next_last);
+
 	if (log)
-		dtl_pmu_trace_log_switch(dc, log, preempt, prev, next,
-					 prev_state, now, wait, steal);
+		dtl_pmu_trace_log_switch(dc, log, &sw);
+
+	/*
+	 * The wait @next's run will charge: what run_delay grows by from
+	 * when @next last left a CPU, if dtl saw it, to the end of the run.
+	 * That is the wait before this dispatch, which the scheduler adds to
+	 * run_delay right after this probe (sched_info_switch()), and the
+	 * waits on run queues @next was moved away from while queued, which
+	 * it added when it moved it (sched_info_dequeue()).  Else from now:
+	 * this dispatch's wait only.
+	 */
+	if (sw.next_known && sw.next_last.run_delay <= run_delay)
+		run_delay = sw.next_last.run_delay;
 
 	dc->run_task = next;
 	dc->run_task_start = next->start_time;
-	dc->run_delay_start = READ_ONCE(next->sched_info.run_delay);
-	dc->run_start = now;
-	dc->run_steal_start = steal;
+	dc->run_delay_start = run_delay;
+	dc->run_start = sw.now;
+	dc->run_steal_start = sw.steal;
 }
 
 /* The part of the run in progress on this CPU that counter @idx will charge. */
@@ -636,6 +685,7 @@ static int dtl_event_init(struct perf_event *event)
 	}
 
 	event->destroy = dtl_event_destroy;
+	dtl_task_event_init(event);
 	return 0;
 
 err_trace:
@@ -1037,17 +1087,17 @@ static int __init dtl_init(void)
 		return ret;
 
 	ret = dtl_steal_init();
-	if (ret) {
-		dtl_pmu_trace_module_exit();
-		return ret;
-	}
+	if (ret)
+		goto err_trace;
+
+	ret = dtl_task_init(&dtl_pmu);
+	if (ret)
+		goto err_steal;
 
 	ret = perf_pmu_register(&dtl_pmu, DTL_PMU_NAME, -1);
 	if (ret) {
 		pr_err("failed to register the %s PMU: %d\n", DTL_PMU_NAME, ret);
-		dtl_steal_exit();
-		dtl_pmu_trace_module_exit();
-		return ret;
+		goto err_task;
 	}
 
 	/* Diagnostics for tests and developers; failure is not fatal. */
@@ -1060,6 +1110,14 @@ static int __init dtl_init(void)
 			    &dtl_switches_fops);
 	dtl_pmu_trace_debugfs(dtl_debugfs);
 	return 0;
+
+err_task:
+	dtl_task_exit();
+err_steal:
+	dtl_steal_exit();
+err_trace:
+	dtl_pmu_trace_module_exit();
+	return ret;
 }
 
 static void __exit dtl_exit(void)
@@ -1072,6 +1130,7 @@ static void __exit dtl_exit(void)
 	dtl_hook_disarm();
 	mutex_unlock(&dtl_hook_lock);
 	tracepoint_synchronize_unregister();
+	dtl_task_exit();
 	dtl_pmu_trace_module_exit();
 	dtl_steal_exit();
 }

@@ -3,6 +3,7 @@
  * KUnit tests for the pure logic of the Dispatch Trace Log PMU.
  */
 #include <kunit/test.h>
+#include <linux/slab.h>
 
 #include "dtl.h"
 
@@ -598,6 +599,141 @@ static void dtl_test_steal_delta(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dtl_steal_delta(0, U64_MAX), U64_MAX);
 }
 
+#if IS_ENABLED(CONFIG_PERF_DTL)
+/*
+ * perf_ctx_data keeps one object per user: a PMU that fills Intel LBR's
+ * slot and one that fills dtl's, each with its own kmem cache, as LBR call
+ * stacks and dtl would run together (QEMU has no LBR to test the real
+ * one).  Each event gets its own user's object from its own cache, for a
+ * task and system-wide, and freeing one leaves the other.  (The slot
+ * exists in kernels configured with dtl; the out-of-tree build's kernels
+ * have none, and dtl keeps its own table there.)
+ */
+struct dtl_kunit_pmu {
+	struct pmu		pmu;
+	const char		*name;
+};
+
+static int dtl_kunit_pmu_init(struct perf_event *event)
+{
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	event->attach_state |= PERF_ATTACH_TASK_DATA;
+	return 0;
+}
+
+static int dtl_kunit_pmu_add(struct perf_event *event, int flags)
+{
+	return 0;
+}
+
+static void dtl_kunit_pmu_nop(struct perf_event *event, int flags)
+{
+}
+
+static void dtl_kunit_pmu_read(struct perf_event *event)
+{
+}
+
+static struct perf_event *dtl_kunit_event(struct kunit *test,
+					  struct dtl_kunit_pmu *p, int cpu,
+					  struct task_struct *task)
+{
+	struct perf_event_attr attr = {
+		.size		= sizeof(attr),
+		.type		= p->pmu.type,
+		.disabled	= 1,
+	};
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&attr, cpu, task, NULL, NULL);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event), "%s: %ld", p->name,
+			       PTR_ERR(event));
+	return event;
+}
+
+static struct perf_ctx_data *dtl_kunit_ctx_data(enum perf_ctx_data_user user)
+{
+	struct perf_ctx_data *cd;
+
+	rcu_read_lock();
+	cd = rcu_dereference(current->perf_ctx_data[user]);
+	rcu_read_unlock();
+	return cd;
+}
+
+static void dtl_test_ctx_data_per_user(struct kunit *test)
+{
+	struct dtl_kunit_pmu p[2] = {
+		{ .name = "dtl_kunit_lbr" }, { .name = "dtl_kunit_dtl" },
+	};
+	const enum perf_ctx_data_user user[2] = {
+		perf_ctx_data_lbr, perf_ctx_data_dtl,
+	};
+	struct perf_event *ev[2], *wide;
+	struct perf_ctx_data *cd[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_NULL(test, dtl_kunit_ctx_data(user[i]));
+		p[i].pmu = (struct pmu) {
+			.task_ctx_nr	= perf_sw_context,
+			.capabilities	= PERF_PMU_CAP_NO_INTERRUPT,
+			.event_init	= dtl_kunit_pmu_init,
+			.add		= dtl_kunit_pmu_add,
+			.del		= dtl_kunit_pmu_nop,
+			.start		= dtl_kunit_pmu_nop,
+			.stop		= dtl_kunit_pmu_nop,
+			.read		= dtl_kunit_pmu_read,
+			.task_ctx_user	= user[i],
+			.task_ctx_cache	= kmem_cache_create(p[i].name, 64 << i,
+							    0, 0, NULL),
+		};
+		KUNIT_ASSERT_NOT_NULL(test, p[i].pmu.task_ctx_cache);
+		KUNIT_ASSERT_EQ(test, 0, perf_pmu_register(&p[i].pmu,
+							   p[i].name, -1));
+	}
+
+	/* One event of each for this task: two objects, each its own. */
+	for (i = 0; i < 2; i++)
+		ev[i] = dtl_kunit_event(test, &p[i], -1, current);
+	for (i = 0; i < 2; i++) {
+		cd[i] = dtl_kunit_ctx_data(user[i]);
+		KUNIT_ASSERT_NOT_NULL(test, cd[i]);
+		KUNIT_EXPECT_PTR_EQ(test, cd[i]->ctx_cache,
+				    p[i].pmu.task_ctx_cache);
+		KUNIT_EXPECT_FALSE(test, cd[i]->global);
+	}
+	KUNIT_EXPECT_PTR_NE(test, cd[0]->data, cd[1]->data);
+
+	/* dtl's goes with its event; LBR's stays. */
+	perf_event_release_kernel(ev[1]);
+	KUNIT_EXPECT_NULL(test, dtl_kunit_ctx_data(user[1]));
+	KUNIT_EXPECT_PTR_EQ(test, dtl_kunit_ctx_data(user[0]), cd[0]);
+
+	/* A CPU-wide dtl event gives every task dtl's, LBR's untouched. */
+	wide = dtl_kunit_event(test, &p[1], 0, NULL);
+	cd[1] = dtl_kunit_ctx_data(user[1]);
+	KUNIT_ASSERT_NOT_NULL(test, cd[1]);
+	KUNIT_EXPECT_TRUE(test, cd[1]->global);
+	KUNIT_EXPECT_PTR_EQ(test, cd[1]->ctx_cache, p[1].pmu.task_ctx_cache);
+	KUNIT_EXPECT_PTR_EQ(test, dtl_kunit_ctx_data(user[0]), cd[0]);
+
+	perf_event_release_kernel(ev[0]);
+	KUNIT_EXPECT_NULL(test, dtl_kunit_ctx_data(user[0]));
+	KUNIT_EXPECT_NOT_NULL(test, dtl_kunit_ctx_data(user[1]));
+	perf_event_release_kernel(wide);
+	KUNIT_EXPECT_NULL(test, dtl_kunit_ctx_data(user[1]));
+
+	/* perf core frees the objects after a grace period. */
+	rcu_barrier();
+	for (i = 0; i < 2; i++) {
+		perf_pmu_unregister(&p[i].pmu);
+		kmem_cache_destroy(p[i].pmu.task_ctx_cache);
+	}
+}
+#endif
+
 static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_counter_of_event),
 	KUNIT_CASE(dtl_test_bad_config),
@@ -618,6 +754,9 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_pv_stolen),
 	KUNIT_CASE(dtl_test_steal_pcpu),
 	KUNIT_CASE(dtl_test_steal_delta),
+#if IS_ENABLED(CONFIG_PERF_DTL)
+	KUNIT_CASE(dtl_test_ctx_data_per_user),
+#endif
 	{}
 };
 

@@ -47,7 +47,6 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/debugfs.h>
-#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -149,7 +148,6 @@ static bool dtl_logs_wanted;		/* under dtl_logs_lock */
 static atomic_t dtl_trace_users = ATOMIC_INIT(0);
 /* Bumped whenever an AUX buffer is freed: its address may come back. */
 static atomic_long_t dtl_aux_gen = ATOMIC_LONG_INIT(0);
-static struct dtl_block_slot *dtl_block_table;
 static enum cpuhp_state dtl_cpuhp_state;
 
 static inline struct dtl_trace *dtl_trace_of(struct perf_event *event)
@@ -167,119 +165,57 @@ static struct perf_dtl_entry *dtl_log_next(struct dtl_cpu *dc,
 }
 
 /*
- * Remember how @p left a CPU at @time: blocked (@blocked) or preempted.
- * A slot names its task by pid and start time, so a reused pid finds
- * nothing of its predecessor.
- */
-static void dtl_block_store(struct dtl_block_slot *tab, struct task_struct *p,
-			    u64 time, bool blocked)
-{
-	u32 pid = task_pid_nr(p);
-	struct dtl_block_slot *s = &tab[hash_32(pid, DTL_BLOCK_BITS)];
-	unsigned long seq = READ_ONCE(s->seq);
-
-	/* Another CPU is writing this slot: drop ours, readers see unknown. */
-	if ((seq & 1) || cmpxchg(&s->seq, seq, seq + 1) != seq)
-		return;
-	WRITE_ONCE(s->pid, pid);
-	WRITE_ONCE(s->start, p->start_time);
-	WRITE_ONCE(s->blocked, blocked);
-	WRITE_ONCE(s->time, time);
-	WRITE_ONCE(s->run_delay, p->sched_info.run_delay);
-	/* Pairs with smp_load_acquire() in dtl_block_load(): data, then seq. */
-	smp_store_release(&s->seq, seq + 2);
-}
-
-static bool dtl_block_load(struct dtl_block_slot *tab, struct task_struct *p,
-			   struct dtl_block_info *info)
-{
-	u32 pid = task_pid_nr(p);
-	struct dtl_block_slot *s = &tab[hash_32(pid, DTL_BLOCK_BITS)];
-	/* Pairs with smp_store_release() in dtl_block_store(). */
-	unsigned long seq = smp_load_acquire(&s->seq);
-	u64 start;
-	u32 spid;
-
-	if (seq & 1)
-		return false;
-	spid = READ_ONCE(s->pid);
-	start = READ_ONCE(s->start);
-	info->blocked = READ_ONCE(s->blocked);
-	info->time = READ_ONCE(s->time);
-	info->run_delay = READ_ONCE(s->run_delay);
-	/* Read the data before checking that no writer changed it. */
-	smp_rmb();
-	return READ_ONCE(s->seq) == seq && spid == pid &&
-	       start == p->start_time;
-}
-
-/*
- * Log the switch from @prev to @next.  Called from the sched_switch probe
+ * Log the switch @sw on this CPU.  Called from the sched_switch probe
  * with interrupts disabled, before @dc describes @next's run: dc->run_*
  * still describe @prev's.
  */
 void dtl_pmu_trace_log_switch(struct dtl_cpu *dc, struct perf_dtl_entry *log,
-			      bool preempt, struct task_struct *prev,
-			      struct task_struct *next, unsigned int prev_state,
-			      u64 now, u64 wait, u64 steal)
+			      const struct dtl_switch *sw)
 {
-	struct dtl_block_slot *tab;
-	struct dtl_block_info last;
+	const struct dtl_block_info *last = &sw->next_last;
+	struct task_struct *prev = sw->prev, *next = sw->next;
 	struct perf_dtl_entry *e;
 	u8 flags = 0;
-	u8 kind;
 
-	smp_rmb();	/* the table and log_since were published before the log */
-	tab = READ_ONCE(dtl_block_table);
-
-	if (is_idle_task(prev))
-		kind = PERF_DTL_KIND_DISPATCH;
-	else if (preempt || prev_state == TASK_RUNNING)
-		kind = PERF_DTL_KIND_PREEMPT;
-	else if (prev_state == TASK_DEAD)
-		kind = PERF_DTL_KIND_EXIT;
-	else
-		kind = PERF_DTL_KIND_BLOCK;
+	smp_rmb();	/* log_since was published before the log */
 
 	e = dtl_log_next(dc, log);
 	dc->last_switch = e->seq;
-	e->time = now;
+	e->time = sw->now;
 	e->prev_pid = task_tgid_nr(prev);
 	e->prev_tid = task_pid_nr(prev);
 	e->next_pid = task_tgid_nr(next);
 	e->next_tid = task_pid_nr(next);
-	e->wait_ns = wait;
-	e->ran_ns = dtl_ran_ns(now, dc->run_start, dc->log_since);
-	e->steal_ns = dtl_steal_field(dtl_steal_delta(dc->run_steal_start, steal),
-				      &flags);
+	e->wait_ns = sw->wait;
+	e->ran_ns = dtl_ran_ns(sw->now, dc->run_start, dc->log_since);
+	e->steal_ns = dtl_steal_field(dtl_steal_delta(dc->run_steal_start,
+						      sw->steal), &flags);
 	e->blocked_ns = 0;
 	if (prev->flags & PF_KTHREAD)
 		flags |= PERF_DTL_F_PREV_KTHREAD;
 	if (next->flags & PF_KTHREAD)
 		flags |= PERF_DTL_F_NEXT_KTHREAD;
 
-	/* A preempted task did not sleep: a block time of 0 is known. */
-	if (kind == PERF_DTL_KIND_BLOCK || kind == PERF_DTL_KIND_PREEMPT)
-		dtl_block_store(tab, prev, now, kind == PERF_DTL_KIND_BLOCK);
-
 	/*
-	 * Where dtl saw @next leave a CPU, its wait is the whole time it was
-	 * runnable since, on any run queue (dtl_waited_ns()); else (flagged
-	 * blocked unknown) only the wait on this CPU's queue is known.
+	 * Where dtl saw @next leave a CPU with a log to stamp it, its wait is
+	 * the whole time it was runnable since, on any run queue
+	 * (dtl_waited_ns()); else (flagged blocked unknown) only the wait on
+	 * this CPU's queue is known.
 	 */
 	if (!is_idle_task(next)) {
 		u64 run_delay = READ_ONCE(next->sched_info.run_delay);
 
-		if (dtl_block_load(tab, next, &last) &&
-		    dtl_blocked_ns(&last, run_delay,
-				   READ_ONCE(next->sched_info.last_queued), now,
-				   &e->blocked_ns))
-			e->wait_ns = dtl_waited_ns(&last, run_delay, wait, now);
+		if (sw->next_known && last->time &&
+		    dtl_blocked_ns(last, run_delay,
+				   READ_ONCE(next->sched_info.last_queued),
+				   sw->now, &e->blocked_ns))
+			e->wait_ns = dtl_waited_ns(last, run_delay, sw->wait,
+						   sw->now);
 		else
 			flags |= PERF_DTL_F_BLOCKED_UNKNOWN;
 	}
 
-	e->kind = kind;
+	e->kind = sw->kind;
 	e->flags = flags;
 	e->cpu = smp_processor_id();
 }
@@ -327,8 +263,6 @@ static void dtl_logs_free(void)
 		kvfree(per_cpu(dtl_pmu_cpus, cpu).log_mem);
 		per_cpu(dtl_pmu_cpus, cpu).log_mem = NULL;
 	}
-	kvfree(dtl_block_table);
-	WRITE_ONCE(dtl_block_table, NULL);
 	mutex_unlock(&dtl_logs_lock);
 }
 
@@ -352,10 +286,7 @@ static int dtl_log_alloc(unsigned int cpu)
 	dc->log_mem = log;
 	/* Runs that began before are timed from here (dtl_ran_ns()). */
 	dc->log_since = cpu_clock(cpu);
-	/*
-	 * The probes read the table and log_since after seeing a log:
-	 * publish them first.
-	 */
+	/* The probe reads log_since after seeing a log: publish it first. */
 	smp_wmb();
 	/* No record is written while the log is unpublished: head is still. */
 	dc->base = dc->head;
@@ -364,22 +295,15 @@ static int dtl_log_alloc(unsigned int cpu)
 }
 
 /*
- * The block-time table and a log for every online CPU; a CPU that comes
- * online later gets its log from dtl_trace_cpu_online().  Called with
- * dtl_trace_lock held.
+ * A log for every online CPU; a CPU that comes online later gets its log
+ * from dtl_trace_cpu_online().  Called with dtl_trace_lock held.
  */
 static int dtl_logs_alloc(void)
 {
-	struct dtl_block_slot *tab;
 	int cpu, ret = 0;
-
-	tab = kvzalloc(sizeof(*tab) << DTL_BLOCK_BITS, GFP_KERNEL_ACCOUNT);
-	if (!tab)
-		return -ENOMEM;
 
 	cpus_read_lock();
 	mutex_lock(&dtl_logs_lock);
-	WRITE_ONCE(dtl_block_table, tab);
 	dtl_logs_wanted = true;
 	for_each_online_cpu(cpu) {
 		ret = dtl_log_alloc(cpu);

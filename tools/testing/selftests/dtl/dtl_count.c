@@ -315,13 +315,13 @@ static void inherit_root(int go_fd, int result_fd, int cpu)
  * And from each task's own read just before it exits, while its events
  * are attached: every run that ended before the read, and the one in
  * progress, is a dispatch.
- * wait_ns is what the scheduler added to run_delay at those dispatches, so
- * at most the tasks' whole run_delay.  run_delay also has the wait of a
- * queued task on a CPU the scheduler moved it from, which ends no
- * dispatch: nothing else counts that part, so across CPUs wait_ns has no
- * lower bound but its dispatches' (a CI run on 2 CPUs saw 72 % of what
- * the tasks read).  On one CPU no queued task moves, and wait_ns is at
- * least all the run_delay the tasks read while their events were attached.
+ * wait_ns is what the scheduler added to run_delay from each task's
+ * switch-out to the end of its next run, so at most the tasks' whole
+ * run_delay, and at least all the run_delay the tasks read while their
+ * events were attached: on one CPU exactly so; across CPUs, where the
+ * scheduler adds the wait of a queued task it moves when it moves it, 1 %
+ * is left for the compatibility layer's per-task table, which may lose a
+ * task's slot to another's (see the admin guide).
  */
 static void check_inherit_fork(struct __test_metadata *_metadata, int cpu)
 {
@@ -379,7 +379,8 @@ static void check_inherit_fork(struct __test_metadata *_metadata, int cpu)
 	EXPECT_LE(v[1], (long long)total.nivcsw);
 	EXPECT_LE(v[0] - v[1], (long long)total.nvcsw + ntasks);
 	EXPECT_LE(v[2], (long long)total.delay_ns);
-	EXPECT_GE(v[2], cpu >= 0 ? (long long)seen.delay_ns : 1);
+	EXPECT_GE(v[2], cpu >= 0 ? (long long)seen.delay_ns :
+			(long long)seen.delay_ns * 99 / 100);
 
 	for (j = 0; j < 3; j++)
 		close(fd[j]);
@@ -529,6 +530,214 @@ TEST(steal_matches_proc_stat)
 		EXPECT_LE(llabs(v - (s1 - s0)), 2 * tick);
 		close(fd);
 	}
+}
+
+/*
+ * The run-queue wait of all tasks on every CPU, as /proc/schedstat keeps
+ * it (the 8th number of each cpu line: what the scheduler added to
+ * run_delay on that run queue, at dispatch and when it moved a queued task
+ * away), summed over the CPUs.  -1 if the kernel has no schedstat.
+ */
+static long long schedstat_wait_ns(void)
+{
+	unsigned long long f[9];
+	long long sum = 0;
+	char line[512];
+	int n = 0;
+	FILE *fs = fopen("/proc/schedstat", "r");
+
+	if (!fs)
+		return -1;
+	while (fgets(line, sizeof(line), fs)) {
+		if (strncmp(line, "cpu", 3))
+			continue;
+		if (sscanf(strchr(line, ' '),
+			   "%llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6],
+			   &f[7], &f[8]) != 9)
+			break;
+		sum += f[7];
+		n++;
+	}
+	fclose(fs);
+	return n == dtl_ncpus() ? sum : -1;
+}
+
+/*
+ * A load that keeps the run queues full and has queued tasks moved: pairs
+ * of threads that ping-pong, and hogs whose affinity the test turns from
+ * CPU to CPU (the scheduler moves a queued hog to a CPU it may run on).
+ * Each sleeps until @go, and after @stop until @release, so that its
+ * schedstat can be read while it sleeps.
+ */
+struct mover {
+	int in, out;		/* ping-pong pipes; -1: a hog */
+	pid_t tid;
+	int *stop;
+	sem_t *ready, *go, *release;
+};
+
+static void spin_ns(unsigned long long ns)
+{
+	unsigned long long t = dtl_now_ns();
+
+	while (dtl_now_ns() - t < ns)
+		;
+}
+
+static void *mover_main(void *arg)
+{
+	struct mover *m = arg;
+	char c = 'x';
+
+	m->tid = gettid();
+	sem_post(m->ready);
+	sem_wait(m->go);
+	while (!__atomic_load_n(m->stop, __ATOMIC_RELAXED)) {
+		if (m->in < 0) {
+			spin_ns(3000000);
+			usleep(500);
+			continue;
+		}
+		if (read(m->in, &c, 1) != 1)
+			break;
+		spin_ns(100000);
+		if (write(m->out, &c, 1) != 1)
+			break;
+	}
+	sem_wait(m->release);
+	return NULL;
+}
+
+static int set_cpu(pid_t tid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(tid, sizeof(set), &set);
+}
+
+/*
+ * CPU-wide wait_ns on every CPU, summed, against the kernel's own sum of
+ * every task's run-queue wait over the same time (/proc/schedstat); and
+ * each hog's own wait_ns against its run_delay.  The load moves queued
+ * tasks between the CPUs: the wait a task had on the queue it left is in
+ * schedstat when it is moved, and dtl charges it at the end of the task's
+ * next run, from the run_delay it kept at the task's last switch-out.
+ * (Without that, dtl missed most of the hogs' wait here.)  The sums within
+ * 1 %: they are read a moment apart, with the load stopped.  Each hog
+ * within 0.1 %: it sleeps when its event opens and when it is read.
+ */
+TEST(cpu_wide_wait_vs_schedstat)
+{
+	int ncpu = dtl_ncpus(), nhogs = 2 * dtl_ncpus(), npairs = 2 * dtl_ncpus();
+	int nthreads = nhogs + 2 * npairs, i, k, stop = 0;
+	long long s0, s1, d0 = 0, d1 = 0, dtl, sched;
+	struct mover *m = calloc(nthreads, sizeof(*m));
+	pthread_t *t = calloc(nthreads, sizeof(*t));
+	int *fd = calloc(ncpu, sizeof(*fd)), *hfd = calloc(nhogs, sizeof(*hfd));
+	struct dtl_sched *h0 = calloc(nhogs, sizeof(*h0));
+	struct dtl_sched h1;
+	unsigned long long t0;
+	sem_t ready, go, release;
+
+	ASSERT_TRUE(m && t && fd && hfd && h0);
+	if (schedstat_wait_ns() < 0)
+		SKIP(return, "no /proc/schedstat (CONFIG_SCHEDSTATS=n)");
+	if (ncpu < 2)
+		SKIP(return, "one CPU: no task is moved");
+	sem_init(&ready, 0, 0);
+	sem_init(&go, 0, 0);
+	sem_init(&release, 0, 0);
+	for (i = 0; i < ncpu; i++) {
+		fd[i] = dtl_open("wait_ns", -1, i, -1, 0);
+		ASSERT_GE(fd[i], 0) TH_LOG("cpu %d: %s", i, strerror(-fd[i]));
+	}
+	for (i = 0; i < nthreads; i++) {
+		m[i].stop = &stop;
+		m[i].ready = &ready;
+		m[i].go = &go;
+		m[i].release = &release;
+		m[i].in = -1;
+		m[i].out = -1;
+	}
+	for (i = nhogs; i < nthreads; i += 2) {
+		int ab[2], ba[2];
+
+		ASSERT_EQ(0, pipe(ab));
+		ASSERT_EQ(0, pipe(ba));
+		m[i].in = ba[0];
+		m[i].out = ab[1];
+		m[i + 1].in = ab[0];
+		m[i + 1].out = ba[1];
+		ASSERT_EQ(1, write(ba[1], "x", 1));
+	}
+	for (i = 0; i < nthreads; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, mover_main, &m[i]));
+	for (i = 0; i < nthreads; i++)
+		sem_wait(&ready);
+	for (i = 0; i < nhogs; i++) {
+		ASSERT_EQ(0, dtl_wait_sleeping(getpid(), m[i].tid));
+		hfd[i] = dtl_open("wait_ns", m[i].tid, -1, -1, 0);
+		ASSERT_GE(hfd[i], 0);
+		ASSERT_EQ(0, dtl_sched_read(getpid(), m[i].tid, &h0[i]));
+	}
+	/* The system's tasks seen leaving a CPU once since the events opened. */
+	usleep(200000);
+
+	s0 = schedstat_wait_ns();
+	for (i = 0; i < ncpu; i++)
+		d0 += dtl_count(fd[i]);
+	for (i = 0; i < nthreads; i++)
+		sem_post(&go);
+	t0 = dtl_now_ns();
+	for (k = 0; dtl_now_ns() - t0 < 1500000000ULL; k++) {
+		for (i = 0; i < nhogs; i++)
+			ASSERT_EQ(0, set_cpu(m[i].tid, (i + k) % ncpu));
+		usleep(2000);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = nhogs; i < nthreads; i++)
+		close(m[i].out);
+	for (i = 0; i < nthreads; i++)
+		ASSERT_EQ(0, dtl_wait_sleeping(getpid(), m[i].tid));
+	for (i = 0; i < ncpu; i++)
+		d1 += dtl_count(fd[i]);
+	s1 = schedstat_wait_ns();
+
+	dtl = d1 - d0;
+	sched = s1 - s0;
+	TH_LOG("%d CPUs, %d threads, %d turns: dtl/wait_ns/ %lld ns, schedstat %lld ns (%+.3f %%)",
+	       ncpu, nthreads, k, dtl, sched,
+	       sched ? 100.0 * (dtl - sched) / sched : 0.0);
+	EXPECT_GT(sched, 100000000LL);
+	EXPECT_LE(llabs(dtl - sched), sched / 100);
+	for (i = 0; i < nhogs; i++) {
+		long long v = dtl_count(hfd[i]), d;
+
+		ASSERT_EQ(0, dtl_sched_read(getpid(), m[i].tid, &h1));
+		d = h1.delay_ns - h0[i].delay_ns;
+		TH_LOG("hog %d: wait_ns %lld run_delay %lld (%+.3f %%)", i, v,
+		       d, d ? 100.0 * (v - d) / d : 0.0);
+		EXPECT_GT(d, 10000000LL);
+		EXPECT_LE(llabs(v - d), d / 1000);
+		close(hfd[i]);
+	}
+
+	for (i = 0; i < nthreads; i++)
+		sem_post(&release);
+	for (i = 0; i < nthreads; i++) {
+		pthread_join(t[i], NULL);
+		close(m[i].in);
+	}
+	for (i = 0; i < ncpu; i++)
+		close(fd[i]);
+	free(h0);
+	free(hfd);
+	free(fd);
+	free(t);
+	free(m);
 }
 
 TEST_HARNESS_MAIN
