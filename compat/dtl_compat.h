@@ -58,4 +58,17 @@ int dtl_compat_tracepoint_unregister(const char *name, void *probe,
 	dtl_compat_tracepoint_unregister("sched_migrate_task",		\
 					 (void *)(probe), data)
 
+/*
+ * paravirt_steal_clock_read() is exported by a patch of the series
+ * ("sched/cputime: Export a reader of the paravirt steal clock").  Here
+ * compat/dtl_compat_steal.c reads the hypervisor's steal records itself,
+ * found by a CPU hotplug state that it sets up around the PMU's
+ * registration: hence its perf_pmu_register() and perf_pmu_unregister().
+ */
+int dtl_compat_steal_clock_read(int cpu, unsigned long long *ns);
+#define paravirt_steal_clock_read(cpu, ns)				\
+	dtl_compat_steal_clock_read(cpu, ns)
+#define perf_pmu_register	dtl_compat_pmu_register
+#define perf_pmu_unregister	dtl_compat_pmu_unregister
+
 #endif /* __DTL_COMPAT_H */

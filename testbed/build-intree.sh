@@ -13,12 +13,8 @@
 # has the pseries dispatch trace log of asm/dtl.h) builds dtl into the
 # kernel next to powerpc's own dtl code, and checks that no global symbol
 # of dtl is one that powerpc's dtl objects define.
-# arm64 builds dtl into the kernel (CONFIG_PERF_DTL=y): the one build
-# that compiles its built-in steal source, the kernel's paravirt steal
-# clock (the module build for arm64 is cross-built against Debian's
-# headers by build-module.sh).  Each build also compiles the
-# architecture's steal source (arch/x86/events/dtl_steal.c,
-# arch/arm64/perf/dtl_steal.c), as the kernel's build would.
+# arm64 builds dtl into the kernel (CONFIG_PERF_DTL=y) (the module build
+# for arm64 is cross-built against Debian's headers by build-module.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -32,9 +28,8 @@ check=()
 extra=()
 case "${1:-}" in
 7.3)
-	# x86_64, built in (the paravirt steal clock of <linux/sched/cputime.h>)
-	# with its KUnit test, W=1 and sparse (C=2), in Linux 7.3 as the series
-	# would put it there.
+	# x86_64, built in with its KUnit test, W=1 and sparse (C=2), in
+	# Linux 7.3 as the series would put it there.
 	want=y
 	defconfig="defconfig kvm_guest.config"
 	check=(C=2 CHECK="$("$DTL_TOP/testbed/build-sparse.sh")")
@@ -80,20 +75,10 @@ if [ ! -f "$mark" ]; then
 		{ tail -20 "$out/prepare.log"; die "modules_prepare failed"; }
 	touch "$mark"
 fi
-# The architecture's steal source, which its own Makefile builds into the
-# kernel when dtl is configured (include/linux/perf/dtl_steal.h).
-case $karch in
-x86 | i386) steal=arch/x86/events/dtl_steal.o ;;
-arm64) steal=arch/arm64/perf/dtl_steal.o ;;
-*) steal= ;;
-esac
-"${mk[@]}" W=1 ${check[@]+"${check[@]}"} drivers/perf/dtl/ $steal >"$out/build.log" 2>&1 ||
+# With the series' core patches: the steal clock reader.
+"${mk[@]}" W=1 ${check[@]+"${check[@]}"} drivers/perf/dtl/ kernel/sched/cputime.o \
+	>"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; die "in-tree build of dtl failed"; }
-if [ -n "$steal" ]; then
-	grep -qx 'CONFIG_HAVE_PERF_DTL_STEAL=y' "$out/.config" ||
-		die "$karch does not select HAVE_PERF_DTL_STEAL"
-	[ -f "$out/$steal" ] || die "$steal was not built"
-fi
 # make only warns when the checker is not up to date, and runs none.
 if grep -q 'is not available or not up to date' "$out/build.log"; then
 	cat "$out/build.log"

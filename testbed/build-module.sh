@@ -11,10 +11,7 @@ kdir=${1:-$DTL_KHEADERS}
 out=${2:-$DTL_BUILD/module}
 src=$out/src
 mkdir -p "$src"
-files=(drivers/perf/dtl/ include/uapi/linux/perf_dtl.h
-       include/linux/perf/dtl_steal.h arch/x86/events/dtl_steal.c
-       arch/arm64/perf/dtl_steal.c compat/dtl_compat.h compat/dtl_compat.c
-       compat/dtl_compat_task.c)
+files=(drivers/perf/dtl/ include/uapi/linux/perf_dtl.h compat/)
 # -a keeps the files' times: make rebuilds only what changed.  (cp where
 # there is no rsync, as on a machine that only builds the module.)
 if command -v rsync >/dev/null; then

@@ -85,6 +85,38 @@ dtl_stage_tree() {
 	echo "$tree"
 }
 
+# dtl_tree_forget TREE SRC FILE...: FILE... are the files about to be laid
+# over TREE, a hard-linked copy of SRC (paths relative to both).  A file
+# laid over it before but not now (one that the repository or a patch no
+# longer has) gets SRC's version back, as a new file so that make rebuilds
+# what used it, or goes where SRC has none.  Before is TREE/.dtl-laid, the
+# list this writes; the first time, every source file of TREE that is no
+# longer a hard link (overlay.sh and put_back replace files, never write
+# through them; build outputs are left out).
+dtl_tree_forget() {
+	local tree=$1 src=$2 f
+	shift 2
+	{
+		if [ -f "$tree/.dtl-laid" ]; then
+			cat "$tree/.dtl-laid"
+		else
+			(cd "$tree" && find . -type f -links 1 ! -name '*.o' \
+				! -name '*.a' ! -name '.*' ! -name '*.d' \
+				! -name '*.so*' -printf '%P\n')
+		fi
+	} | sort -u | comm -23 - <(printf '%s\n' "$@" | sort -u) |
+	while read -r f; do
+		rm -f "$tree/$f"
+		if [ -f "$src/$f" ]; then
+			cp "$src/$f" "$tree/$f"
+		else
+			(cd "$tree" && rmdir -p --ignore-fail-on-non-empty \
+				"$(dirname "$f")" 2>/dev/null) || :
+		fi
+	done
+	printf '%s\n' "$@" | sort -u >"$tree/.dtl-laid"
+}
+
 # dtl_series_base DIR "Name <addr>": a git repository in DIR (branch
 # "series", tag "base") whose one commit holds the files of linux-source-7.3
 # that the patches in patches/ edit, as Debian ships them: the base the

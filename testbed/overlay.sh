@@ -13,18 +13,29 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 tree=$1
 src=${DTL_OVERLAY_SRC:-$DTL_SRC73}
-for d in ${DTL_OVERLAY_DIRS:-drivers include arch tools Documentation}; do
+dirs=${DTL_OVERLAY_DIRS:-drivers include arch tools Documentation}
+patches=${DTL_OVERLAY_PATCHES:-$(ls "$DTL_TOP"/patches/*/*.patch 2>/dev/null || true)}
+files=
+[ -z "$patches" ] || files=$(sed -n 's|^+++ b/||p' $patches | sort -u)
+# A whole overlay puts back what an earlier one laid and this one does not
+# (a file the repository dropped, or a patch no longer kept).
+if [ -z "${DTL_OVERLAY_DIRS:-}${DTL_OVERLAY_PATCHES:-}" ]; then
+	# shellcheck disable=SC2086
+	dtl_tree_forget "$tree" "$src" $files \
+		$(cd "$DTL_TOP" && for d in $dirs; do
+			[ ! -d "$d" ] || find "$d" -type f
+		done)
+fi
+for d in $dirs; do
 	[ -d "$DTL_TOP/$d" ] || continue
 	rsync -rlp --checksum "$DTL_TOP/$d/" "$tree/$d/"
 done
 # Apply the patches to pristine copies of the files they touch, then
 # replace only the files whose content changed: make sees no new mtimes on
 # a second run.
-patches=${DTL_OVERLAY_PATCHES:-$(ls "$DTL_TOP"/patches/*/*.patch 2>/dev/null || true)}
 [ -n "$patches" ] || exit 0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-files=$(sed -n 's|^+++ b/||p' $patches | sort -u)
 for f in $files; do
 	mkdir -p "$work/$(dirname "$f")"
 	[ -f "$src/$f" ] && cp "$src/$f" "$work/$f"

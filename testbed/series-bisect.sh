@@ -19,23 +19,22 @@
 #   - drivers/, include/ or arch/: make W=1 C=2 drivers/perf/ (C=2:
 #     sparse on every file) in an x86_64 defconfig + kvm_guest.config
 #     build, dtl and its KUnit test as modules as soon as a Kconfig offers
-#     them, and x86's steal source once it is there; no warning allowed;
-#     and for arm64, cross-compiled in a defconfig build (+ SCHEDSTATS):
-#     drivers/perf/dtl/ and arm64's steal source, W=1 C=1 (an arm64
+#     them; no warning allowed; and for arm64, cross-compiled in a
+#     defconfig build (+ SCHEDSTATS): drivers/perf/dtl/, W=1 C=1 (an arm64
 #     defconfig builds many other drivers/perf/ files, not dtl's to mend);
 #   - kernel/ and x86's perf core: the objects of the C files the patch
 #     changes, W=1 (the series exports two tracepoints from
-#     kernel/sched/core.c, and gives dtl its own slot of perf_ctx_data in
-#     kernel/events/core.c and arch/x86/events/intel/lbr.c);
+#     kernel/sched/core.c and a steal clock reader from
+#     kernel/sched/cputime.c, and gives dtl its own slot of perf_ctx_data
+#     in kernel/events/core.c and arch/x86/events/intel/lbr.c);
 #   - tools/perf/ or tools/include/: perf, with the options of
 #     build-perf.sh and WERROR=1;
 #   - tools/testing/selftests/dtl/ or tools/dtl/: the selftests and the
 #     helper, against the uapi headers of the tree at that patch.
 # A patch that touches none of these (Documentation, MAINTAINERS) cannot
 # change a build; its line says so.  The whole vmlinux is not linked: the
-# series adds nothing to the kernel outside drivers/perf/ but the arch
-# steal sources, each one object, two exports in kernel/sched/core.c and
-# the perf_ctx_data slot, whose objects are built.
+# series adds nothing to the kernel outside drivers/perf/ but three
+# exports and the perf_ctx_data slot, whose objects are built.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -72,9 +71,11 @@ put_back() {
 	done
 }
 mapfile -t touched < <(git -C "$repo" diff --name-only base HEAD)
+# What an earlier series touched and this one does not, too.
+dtl_tree_forget "$tree" "$DTL_SRC73" "${touched[@]}"
 put_back "${touched[@]}"
 # Its objects too: a line below names dtl's objects only if they were built.
-rm -rf "$kout/drivers/perf/dtl" "$kout/arch/x86/events/dtl_steal.o"
+rm -rf "$kout/drivers/perf/dtl"
 
 mk=(make -s -C "$tree" O="$kout" ARCH=x86 CC="ccache gcc")
 prepared=$kout/.prepared-x86_64-kvm_guest
@@ -88,7 +89,7 @@ fi
 akout=$DTL_CACHE/build/bisect-kernel-arm64-$DTL_K73_REL
 amk=(make -s -C "$tree" O="$akout" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
      CC="ccache aarch64-linux-gnu-gcc")
-rm -rf "$akout/drivers/perf/dtl" "$akout/arch/arm64/perf/dtl_steal.o"
+rm -rf "$akout/drivers/perf/dtl"
 aprepared=$akout/.prepared-arm64-ftrace-schedstats
 if [ ! -f "$aprepared" ]; then
 	command -v aarch64-linux-gnu-gcc >/dev/null ||
@@ -104,8 +105,8 @@ if [ ! -f "$aprepared" ]; then
 	touch "$aprepared"
 fi
 
-# build_arm64: dtl (a module once a Kconfig offers it) and arm64's steal
-# source once it is there, W=1 C=1; sets arm64 to what it built.
+# build_arm64: dtl (a module once a Kconfig offers it), W=1 C=1; sets
+# arm64 to what it built.
 build_arm64() {
 	local what=()
 	arm64=''
@@ -114,7 +115,6 @@ build_arm64() {
 		"$tree/scripts/config" --file "$akout/.config" -m PERF_DTL
 	fi
 	[ ! -f "$tree/drivers/perf/dtl/Makefile" ] || what+=(drivers/perf/dtl/)
-	[ ! -f "$tree/arch/arm64/perf/dtl_steal.c" ] || what+=(arch/arm64/perf/dtl_steal.o)
 	[ ${#what[@]} -gt 0 ] || return 0
 	arm64="arm64 ${what[*]}"
 	# The configuration may have changed: bring what arm64's prepare
@@ -123,7 +123,7 @@ build_arm64() {
 	# Then C=1: sparse on what is compiled, dtl's files (removed here).
 	"${amk[@]}" olddefconfig >/dev/null &&
 	"${amk[@]}" -j"$(nproc)" W=1 modules_prepare >"$log" 2>&1 || return 1
-	rm -rf "$akout/drivers/perf/dtl" "$akout/arch/arm64/perf/dtl_steal.o"
+	rm -rf "$akout/drivers/perf/dtl"
 	"${amk[@]}" -j"$(nproc)" W=1 C=1 CHECK="$sparse" "${what[@]}" >"$log" 2>&1 &&
 	! grep -qE 'warning:|error:' "$log" || return 1
 	# Once drivers/perf's Kconfig offers dtl, it is configured and its
@@ -145,28 +145,21 @@ build_kernel() {
 		"$tree/scripts/config" --file "$kout/.config" \
 			-m PERF_DTL -e KUNIT -m PERF_DTL_KUNIT_TEST
 	fi
-	steal=
-	[ ! -f "$tree/arch/x86/events/dtl_steal.c" ] ||
-		steal=arch/x86/events/dtl_steal.o
 	"${mk[@]}" olddefconfig >/dev/null &&
 	# The driver is written against 7.3; on 6.12 it needs the tree's
 	# compatibility header, which the series does not carry.
 	"${mk[@]}" -j"$(nproc)" W=1 C=2 CHECK="$sparse" \
-		drivers/perf/ $steal >"$log" 2>&1 || return 1
+		drivers/perf/ >"$log" 2>&1 || return 1
 	! grep -qE 'warning:|error:' "$log"
 }
 
 # build_core: the objects of the patch's C files under kernel/ and
-# arch/x86/events/ (dtl's steal source excepted: see build_kernel), W=1;
-# sets core to them.
+# arch/x86/events/, W=1; sets core to them.
 build_core() {
 	local f
 	core=()
 	for f in "${files[@]}"; do
-		case $f in
-		arch/x86/events/dtl_steal.c) ;;
-		kernel/*.c|arch/x86/events/*.c) core+=("${f%.c}.o") ;;
-		esac
+		case $f in kernel/*.c|arch/x86/events/*.c) core+=("${f%.c}.o") ;; esac
 	done
 	[ ${#core[@]} -gt 0 ] || return 0
 	"${mk[@]}" -j"$(nproc)" W=1 "${core[@]}" >"$log" 2>&1 &&
@@ -216,7 +209,7 @@ for c in $(git -C "$repo" rev-list --reverse base..HEAD); do
 		if build_kernel; then
 			o=$(cd "$kout/drivers/perf" 2>/dev/null &&
 				ls dtl/dtl_pmu.o dtl/dtl_kunit.o 2>/dev/null | xargs)
-			built+=("drivers/perf/${steal:+ $steal} W=1 C=2${o:+ ($o)}")
+			built+=("drivers/perf/ W=1 C=2${o:+ ($o)}")
 		else
 			failed="make W=1 C=2 drivers/perf/"
 		fi

@@ -71,6 +71,11 @@ am_with() {
 	g commit -q --amend --no-edit
 }
 
+# The core changes dtl needs as a module, first.
+am linux/0005-sched-Export-the-sched_switch-and-sched_migrate_task-.patch
+am linux/0006-perf-Give-each-user-of-a-task-s-PMU-specific-data-it.patch
+am linux/0007-sched-cputime-Export-a-reader-of-the-paravirt-steal-.patch
+
 add "uapi: perf_dtl: Add the dispatch trace log record format" \
 "The dtl PMU writes one record per context switch into the perf AUX
 buffer, and a LOST record where its per-CPU log lapped a reader.  Define
@@ -147,27 +152,19 @@ The scheduler hooks are registered only while a dtl event exists and
 for a second after the last one closes, so a loaded but unused driver
 costs nothing and an open/close loop flips no static key.
 
-Built into the kernel, dtl reads steal time with paravirt_steal_clock().
-A module cannot, so include/linux/perf/dtl_steal.h lets an architecture
-tell dtl where the hypervisor keeps each vCPU's steal time record
-(HAVE_PERF_DTL_STEAL); dtl reads the record formats it knows itself.
+Steal time comes from the kernel's paravirt steal clock, read at every
+switch with paravirt_steal_clock_read(), or, where there is none, from
+the kernel's steal accounting.
 
 KUnit tests cover the per-task data of dtl and LBR side by side, the
 parsing of event attributes, the log producer and
 consumer, the sequence and loss arithmetic, the filters, the record
-encoding, the drain's timing, the steal arithmetic and the steal time
-record formats." \
-	include/linux/perf/dtl_steal.h drivers/perf/dtl/Kconfig drivers/perf/dtl/Makefile \
+encoding, the drain's timing and the steal arithmetic." \
+	drivers/perf/dtl/Kconfig drivers/perf/dtl/Makefile \
 	drivers/perf/dtl/dtl.h drivers/perf/dtl/dtl_core.c drivers/perf/dtl/dtl_trace.c \
 	drivers/perf/dtl/dtl_task.c drivers/perf/dtl/dtl_kunit.c
 
-am linux/0005-sched-Export-the-sched_switch-and-sched_migrate_task-.patch
-am linux/0006-perf-Give-each-user-of-a-task-s-PMU-specific-data-it.patch
 am linux/0001-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
-am_with linux/0003-x86-dtl-Find-the-KVM-steal-time-record-for-the-dtl-P.patch \
-	arch/x86/events/dtl_steal.c
-am_with linux/0004-arm64-dtl-Find-the-PV-time-stolen-time-record-for-th.patch \
-	arch/arm64/perf/dtl_steal.c arch/arm64/perf/Makefile
 
 add "Documentation: perf: Document the dtl PMU and its sysfs ABI" \
 "Describe the dtl PMU for administrators: its events and their units,
@@ -288,14 +285,15 @@ tracepoints, floor = a module whose sched_switch probe does nothing):
 
 $bench
 
-Patch 1 adds the record format, 2 the driver, 3 exports the two
-scheduler tracepoints it probes (it may be a module), 4 gives each user
-of a task's PMU specific data its own slot (dtl keeps a task's last
-switch-out there, beside x86 LBR's call stacks, and the patch fixes a
-detach of data an event never attached), 5 builds it, 6-7 add the steal
-time sources of x86 and arm64, 8-9 the documentation and MAINTAINERS, 10
-a helper that reads counters without a system call, 11 dtl's events for
-Performance Co-Pilot, 12 the selftests, 13-$n the perf
+Patches 1-3 are the core changes dtl needs as a module: 1 exports the
+two scheduler tracepoints it probes, 2 gives each user of a task's PMU
+specific data its own slot (dtl keeps a task's last switch-out there,
+beside x86 LBR's call stacks; the patch also fixes a detach of data an
+event never attached), 3 exports a reader of the paravirt steal clock.
+4 adds the record format, 5 the driver, 6 builds it, 7-8 add the
+documentation and MAINTAINERS, 9 a helper that reads counters without a
+system call, 10 dtl's events for Performance Co-Pilot, 11 the selftests,
+12-$n the perf
 tools support, its tests and docs.  The series is based on Linux 7.3
 (checked with git am on linux-source-7.3, $DTL_K73_REL); after each
 patch, the kernel's drivers/perf/ (W=1, sparse), perf and the selftests

@@ -18,10 +18,8 @@
 #include <linux/sched.h>
 #include <linux/perf_event.h>
 #include <linux/perf_dtl.h>
-#include <linux/perf/dtl_steal.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
-#include <asm/byteorder.h>
 
 enum dtl_counter {
 	DTL_CNT_DISPATCHES,
@@ -374,78 +372,9 @@ static inline u32 dtl_steal_field(u64 steal_ns, u8 *flags)
 }
 
 /*
- * Hypervisor steal clocks.  The hypervisor keeps a per-vCPU record of the
- * time the vCPU was runnable but not running; dtl reads the guest's own
- * record (the one the kernel registered), which the architecture's steal
- * source finds (include/linux/perf/dtl_steal.h), at each context switch.
- * The parsing is here, so that it can be tested on any architecture.
- *
- * Read a KVM steal time record: the steal between two reads of an even,
- * unchanged version.  False if the host kept updating it.
- */
-static inline bool dtl_kvm_steal_read(const struct dtl_pmu_kvm_steal_time *st,
-				      u64 *ns)
-{
-	int tries;
-
-	for (tries = 0; tries < 4; tries++) {
-		u32 v1 = READ_ONCE(st->version);
-		u64 steal;
-
-		/* The host writes version, steal, version, with barriers. */
-		smp_rmb();
-		steal = READ_ONCE(st->steal);
-		/* Read steal before checking the version again. */
-		smp_rmb();
-		if (!(v1 & 1) && READ_ONCE(st->version) == v1) {
-			*ns = steal;
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * Read an arm64 stolen time record (revision 0, updated with single-copy
- * atomic 64-bit stores).  False for a revision dtl does not know.
- */
-static inline bool dtl_pv_stolen_read(const struct dtl_pmu_pv_stolen_time *st,
-				      u64 *ns)
-{
-	if (le32_to_cpu(READ_ONCE(st->revision)) != 0)
-		return false;
-	*ns = le64_to_cpu(READ_ONCE(st->stolen_time));
-	return true;
-}
-
-/*
- * The kernel's own steal record of a CPU, where it is a per-CPU variable
- * (x86 KVM steal_time), sits at the same offset from each CPU's per-CPU
- * area.  A record found at @rec on a CPU whose area starts at @pcpu_base
- * is believed if its offset is the one the first CPU with a record had.
- */
-struct dtl_steal_pcpu {
-	bool		known;
-	unsigned long	off;
-};
-
-static inline bool dtl_steal_pcpu_ok(struct dtl_steal_pcpu *p,
-				     unsigned long rec,
-				     unsigned long pcpu_base)
-{
-	unsigned long off = rec - pcpu_base;
-
-	if (!p->known) {
-		p->known = true;
-		p->off = off;
-	}
-	return off == p->off;
-}
-
-/*
- * Steal during a run, from two readings of a steal clock.  A record that
- * was registered again (a vCPU hot-plugged, a guest migrated) may restart
- * lower: that run's steal is not known, count none.
+ * Steal during a run, from two readings of a steal clock.  A clock whose
+ * record was registered again (a vCPU hot-plugged, a guest migrated) may
+ * restart lower: that run's steal is not known, count none.
  */
 static inline u64 dtl_steal_delta(u64 start, u64 now)
 {
@@ -617,13 +546,6 @@ struct dtl_cpu {
 	u64			run_delay_start;	/* its sched_info.run_delay */
 	u64			run_start;	/* local_clock(), 0 if not read */
 	u64			run_steal_start;
-	/*
-	 * The hypervisor's steal record of this CPU, if dtl found one: set
-	 * and cleared by the CPU hotplug callbacks on this CPU with
-	 * interrupts off, read by the probe and the counters on this CPU.
-	 */
-	void			*steal_rec;
-	u64			steal_last;
 	/* The dispatch log, while a trace event exists. */
 	struct perf_dtl_entry	*log;
 	u64			head;		/* sequence of the next record */

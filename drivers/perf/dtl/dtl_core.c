@@ -45,7 +45,7 @@
 #define pr_fmt(fmt) "dtl: " fmt
 
 #include <linux/atomic.h>
-#include <linux/cpuhotplug.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/kernel_stat.h>
@@ -60,6 +60,7 @@
 #include <linux/spinlock.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/cputime.h>
 #include <linux/capability.h>
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
@@ -68,48 +69,6 @@
 #include <trace/events/sched.h>
 
 #include "dtl.h"
-
-/*
- * Steal sources.  Built into the kernel, dtl reads the kernel's paravirt
- * steal clock (paravirt_steal_clock(): KVM, Xen, Hyper-V, VMware, arm64
- * PV time), which found the hypervisor's records itself and follows CPU
- * hotplug.  A module cannot call it (pv_steal_clock is not exported): the
- * architecture's steal source (include/linux/perf/dtl_steal.h) finds each
- * CPU's record when the CPU comes online, and dtl drops it when the CPU
- * goes offline.  Where there is neither, the kernel's per-CPU steal
- * accounting.
- */
-#if IS_BUILTIN(CONFIG_PERF_DTL) && defined(CONFIG_PARAVIRT) && \
-	defined(CONFIG_HAVE_PV_STEAL_CLOCK_GEN)
-#include <linux/sched/cputime.h>
-#define DTL_PARAVIRT_STEAL	1
-#endif
-
-/* Set at init, before any CPU can have a record. */
-static const struct dtl_pmu_steal_source *dtl_steal_src __ro_after_init;
-
-/* Read a record that dtl_steal_src found: false if it could not. */
-static inline bool dtl_steal_read(const void *rec, u64 *ns)
-{
-	if (dtl_steal_src->format == DTL_PMU_STEAL_KVM)
-		return dtl_kvm_steal_read(rec, ns);
-	return dtl_pv_stolen_read(rec, ns);
-}
-
-static void dtl_steal_release(void *rec)
-{
-	if (dtl_steal_src->release)
-		dtl_steal_src->release(rec);
-}
-
-static inline bool dtl_paravirt_steal(void)
-{
-#ifdef DTL_PARAVIRT_STEAL
-	return static_key_false(&paravirt_steal_enabled);
-#else
-	return false;
-#endif
-}
 
 #define DTL_PMU_NAME		"dtl"
 #define DTL_IDENTIFIER		"dtl-" __stringify(PERF_DTL_FORMAT_VERSION)
@@ -143,26 +102,18 @@ static DECLARE_DELAYED_WORK(dtl_hook_work, dtl_hook_release);
 static struct dentry *dtl_debugfs;
 
 /*
- * This CPU's steal clock, in ns: the kernel's paravirt steal clock, or the
- * hypervisor's record if dtl found one (both to the ns, at every switch),
- * else the kernel's steal accounting (fed by a paravirt steal clock at each
- * tick, and 0 without one).  A record read that keeps failing repeats the
- * last good value.  Interrupts are off.
+ * This CPU's steal clock, in ns: the kernel's paravirt steal clock (KVM,
+ * Xen, Hyper-V, VMware, arm64 PV time, ...), read to the ns at every
+ * switch; else the kernel's steal accounting, which such a clock of
+ * another kind feeds at each tick, and which stays 0 on bare metal.
+ * Interrupts are off.
  */
-static inline u64 dtl_steal_now(struct dtl_cpu *dc)
+static inline u64 dtl_steal_now(void)
 {
-	void *rec = READ_ONCE(dc->steal_rec);
 	u64 ns;
 
-#ifdef DTL_PARAVIRT_STEAL
-	if (dtl_paravirt_steal())
-		return paravirt_steal_clock(smp_processor_id());
-#endif
-	if (rec) {
-		if (dtl_steal_read(rec, &ns))
-			dc->steal_last = ns;
-		return dc->steal_last;
-	}
+	if (paravirt_steal_clock_read(smp_processor_id(), &ns))
+		return ns;
 	return kcpustat_this_cpu->cpustat[CPUTIME_STEAL];
 }
 
@@ -245,7 +196,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 	struct dtl_switch sw = {
 		.prev	= prev,
 		.next	= next,
-		.steal	= dtl_steal_now(dc),
+		.steal	= dtl_steal_now(),
 		.kind	= dtl_switch_kind(preempt, prev, prev_state),
 	};
 	u64 run_delay = READ_ONCE(next->sched_info.run_delay);
@@ -314,11 +265,15 @@ static void dtl_sched_switch(void *data, bool preempt,
 	 * That is the wait before this dispatch, which the scheduler adds to
 	 * run_delay right after this probe (sched_info_switch()), and the
 	 * waits on run queues @next was moved away from while queued, which
-	 * it added when it moved it (sched_info_dequeue()).  Else from now:
-	 * this dispatch's wait only.
+	 * it added when it moved it (sched_info_dequeue()).  At @next's first
+	 * dispatch (the scheduler has counted none: pcount), from 0: all its
+	 * run_delay is wait before this dispatch.  Else from now: this
+	 * dispatch's wait only.
 	 */
 	if (sw.next_known && sw.next_last.run_delay <= run_delay)
 		run_delay = sw.next_last.run_delay;
+	else if (!is_idle_task(next) && !READ_ONCE(next->sched_info.pcount))
+		run_delay = 0;
 
 	dc->run_task = next;
 	dc->run_task_start = next->start_time;
@@ -339,7 +294,7 @@ static u64 dtl_run_pending(struct dtl_cpu *dc, int idx)
 	case DTL_CNT_WAIT_NS:
 		return dtl_run_wait(dc, current);
 	case DTL_CNT_STEAL_NS:
-		return dtl_steal_delta(dc->run_steal_start, dtl_steal_now(dc));
+		return dtl_steal_delta(dc->run_steal_start, dtl_steal_now());
 	default:
 		return 0;
 	}
@@ -477,7 +432,7 @@ static void dtl_cpu_start_run(void *info)
 	/* It began before dtl looked: no wait. */
 	dc->run_delay_start = READ_ONCE(current->sched_info.run_delay);
 	dc->run_start = local_clock();
-	dc->run_steal_start = dtl_steal_now(dc);
+	dc->run_steal_start = dtl_steal_now();
 }
 
 static int dtl_hook_get(void)
@@ -932,17 +887,15 @@ static ssize_t steal_source_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
 	int cpu, len = 0;
+	u64 ns;
 
-	for_each_online_cpu(cpu) {
-		struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
-		const char *src = "kernel (no hypervisor steal record found)";
-
-		if (dtl_paravirt_steal())
-			src = "paravirt";
-		else if (READ_ONCE(dc->steal_rec))
-			src = dtl_steal_src->name;
-		len += sysfs_emit_at(buf, len, "cpu%d: %s\n", cpu, src);
-	}
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		len += sysfs_emit_at(buf, len, "cpu%d: %s\n", cpu,
+				     paravirt_steal_clock_read(cpu, &ns) ?
+				     "paravirt" :
+				     "kernel (no paravirt steal clock)");
+	cpus_read_unlock();
 	return len;
 }
 static DEVICE_ATTR_RO(steal_source);
@@ -997,87 +950,6 @@ static int dtl_switches_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(dtl_switches);
 
-/*
- * CPU hotplug, on @cpu itself: find its steal record as it comes online
- * (after the kernel registered it), and drop it as it goes offline.  The
- * callbacks are serialised by the hotplug lock, which also guards
- * dtl_steal_pcpu.
- */
-static enum cpuhp_state dtl_steal_cpuhp;
-static struct dtl_steal_pcpu dtl_steal_pcpu;
-
-static int dtl_steal_cpu_online(unsigned int cpu)
-{
-	struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
-	unsigned long flags;
-	void *rec;
-	u64 ns;
-
-	rec = dtl_steal_src->find();
-	if (!rec)
-		return 0;
-	if (dtl_steal_src->percpu &&
-	    !dtl_steal_pcpu_ok(&dtl_steal_pcpu, (unsigned long)rec,
-			       per_cpu_offset(cpu))) {
-		pr_warn("cpu%u: the steal record is not the kernel's per-CPU one, not used\n",
-			cpu);
-		dtl_steal_release(rec);
-		return 0;
-	}
-	if (!dtl_steal_read(rec, &ns)) {
-		dtl_steal_release(rec);
-		return 0;
-	}
-	/* The probe and the counters use these on this CPU, interrupts off. */
-	local_irq_save(flags);
-	dc->steal_last = ns;
-	WRITE_ONCE(dc->steal_rec, rec);
-	/* The run in progress is charged from the new clock on. */
-	dc->run_steal_start = ns;
-	local_irq_restore(flags);
-	return 0;
-}
-
-static int dtl_steal_cpu_offline(unsigned int cpu)
-{
-	struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
-	unsigned long flags;
-	void *rec;
-
-	local_irq_save(flags);
-	rec = dc->steal_rec;
-	WRITE_ONCE(dc->steal_rec, NULL);
-	dc->run_steal_start = dtl_steal_now(dc);
-	local_irq_restore(flags);
-	if (rec)
-		dtl_steal_release(rec);
-	return 0;
-}
-
-static int dtl_steal_init(void)
-{
-	int ret;
-
-	if (dtl_paravirt_steal())
-		return 0;
-	dtl_steal_src = dtl_pmu_arch_steal();
-	if (!dtl_steal_src)
-		return 0;
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/dtl:steal",
-				dtl_steal_cpu_online, dtl_steal_cpu_offline);
-	if (ret < 0)
-		return ret;
-	dtl_steal_cpuhp = ret;
-	return 0;
-}
-
-static void dtl_steal_exit(void)
-{
-	if (dtl_steal_cpuhp)
-		cpuhp_remove_state(dtl_steal_cpuhp);
-	dtl_steal_cpuhp = 0;
-}
-
 static int __init dtl_init(void)
 {
 	int ret;
@@ -1086,13 +958,9 @@ static int __init dtl_init(void)
 	if (ret)
 		return ret;
 
-	ret = dtl_steal_init();
-	if (ret)
-		goto err_trace;
-
 	ret = dtl_task_init(&dtl_pmu);
 	if (ret)
-		goto err_steal;
+		goto err_trace;
 
 	ret = perf_pmu_register(&dtl_pmu, DTL_PMU_NAME, -1);
 	if (ret) {
@@ -1113,8 +981,6 @@ static int __init dtl_init(void)
 
 err_task:
 	dtl_task_exit();
-err_steal:
-	dtl_steal_exit();
 err_trace:
 	dtl_pmu_trace_module_exit();
 	return ret;
@@ -1132,7 +998,6 @@ static void __exit dtl_exit(void)
 	tracepoint_synchronize_unregister();
 	dtl_task_exit();
 	dtl_pmu_trace_module_exit();
-	dtl_steal_exit();
 }
 
 module_init(dtl_init);
