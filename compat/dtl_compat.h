@@ -5,9 +5,13 @@
  * older kernel.  The out-of-tree Kbuild force-includes this header before
  * every file; the in-tree build and the upstream series never see it.
  *
- * Each entry maps an API of 7.3 onto the older kernel's, backports-style,
- * so that the driver reads as mainline code.  Kernels supported here:
- * Linux 6.12 (Debian 12 and 13) and 7.3.
+ * Each entry maps an API of 7.3, or one that the series' core patches add
+ * (exported scheduler tracepoints, a paravirt steal clock reader), onto
+ * what the older kernel or a distribution's kernel has, backports-style,
+ * so that the driver reads as mainline code; the series' per-task
+ * perf_ctx_data slot has compat/dtl_compat_task.c in its place (see
+ * testbed/module.Kbuild).  Kernels supported here: Linux 6.12 (Debian 12
+ * and 13) and 7.3.
  */
 #ifndef __DTL_COMPAT_H
 #define __DTL_COMPAT_H

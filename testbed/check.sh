@@ -61,6 +61,7 @@ else
 			"$1/testbed/vm-run.sh" -t "${DTL_VM_LIMIT:-3600}" \
 			-f "$2/build/tests=dtl/tests" \
 			-f "$kbuild/drivers/perf/dtl/dtl_kunit.ko=dtl/dtl_kunit.ko" \
+			-f "$2/build/module-debug/dtl_compat_kunit.ko=dtl/dtl_compat_kunit.ko" \
 			"$1/testbed/guest/all.sh" 2>&1 | stamp >"$7"
 		echo "${PIPESTATUS[0]}" >"$8"
 		echo $((SECONDS - start)) >"$9"' _ \

@@ -5,27 +5,30 @@
 # kmemleak, KUnit); what a kernel lacks is skipped with the reason.
 . /dtl/tests/lib.sh
 
-# KUnit suite "dtl" from dtl_kunit.ko: its KTAP subtests are the result.
+# kunit MODULE SUITE: the KUnit suite SUITE of /dtl/MODULE.ko; its KTAP
+# subtests are the result.  dtl_kunit.ko is the driver's (in the kernel's
+# tree); dtl_compat_kunit.ko, where given, the out-of-tree build's
+# compatibility layer's.
 kunit() {
-	echo "# ==== KUnit: dtl"
+	echo "# ==== KUnit: $2"
 	if [ ! -d /sys/kernel/debug/kunit ]; then
-		result kunit/dtl 0 0 1 "this kernel has no KUnit"
+		result "kunit/$2" 0 0 1 "this kernel has no KUnit"
 		return
 	fi
-	if ! insmod /dtl/dtl_kunit.ko; then
-		result kunit/dtl 0 1 0 "insmod dtl_kunit.ko failed"
+	if ! insmod "/dtl/$1.ko"; then
+		result "kunit/$2" 0 1 0 "insmod $1.ko failed"
 		return
 	fi
-	cp /sys/kernel/debug/kunit/dtl/results /tmp/kunit.ktap
-	rmmod dtl_kunit
+	cp "/sys/kernel/debug/kunit/$2/results" /tmp/kunit.ktap
+	rmmod "$1"
 	r=/tmp/kunit.ktap
 	cat "$r"
-	p=$(grep -c '^ *ok [0-9]* dtl_test_' "$r")
-	f=$(grep -c '^ *not ok [0-9]* dtl_test_' "$r")
-	if [ "$p" -gt 0 ] && grep -q '^ok [0-9]* dtl$' "$r"; then
-		result kunit/dtl "$p" "$f" 0 "$p KUnit cases passed"
+	p=$(grep -c "^ *ok [0-9]* $2_test_" "$r")
+	f=$(grep -c "^ *not ok [0-9]* $2_test_" "$r")
+	if [ "$p" -gt 0 ] && grep -q "^ok [0-9]* $2\$" "$r"; then
+		result "kunit/$2" "$p" "$f" 0 "$p KUnit cases passed"
 	else
-		result kunit/dtl "$p" $((f + 1)) 0 "the dtl suite did not pass"
+		result "kunit/$2" "$p" $((f + 1)) 0 "the $2 suite did not pass"
 	fi
 }
 
@@ -68,7 +71,8 @@ fuzz() {
 	fi
 }
 
-kunit
+kunit dtl_kunit dtl
+[ ! -f /dtl/dtl_compat_kunit.ko ] || kunit dtl_compat_kunit dtl_compat
 run dtl_paranoid 120 dtl/dtl_paranoid
 run dtl_hotplug 600 dtl/dtl_hotplug.sh
 run dtl_timerlat 300 dtl/dtl_timerlat
