@@ -16,12 +16,13 @@
 #ifndef __DTL_COMPAT_H
 #define __DTL_COMPAT_H
 
+#include <linux/types.h>
 #include <linux/version.h>
 
 /*
- * Macros and prototypes of plain types only, and no header but
- * linux/version.h: this header comes before each file's own pr_fmt and
- * includes.
+ * Macros and prototypes of basic types only, and no header but
+ * linux/types.h and linux/version.h: this header comes before each file's
+ * own pr_fmt and includes.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 /* hrtimer_setup() (6.13) replaced hrtimer_init() and the .function store. */
@@ -69,10 +70,12 @@ int dtl_compat_tracepoint_unregister(const char *name, void *probe,
  * found by a CPU hotplug state that it sets up around the PMU's
  * registration: hence its perf_pmu_register() and perf_pmu_unregister().
  */
-int dtl_compat_steal_clock_read(int cpu, unsigned long long *ns);
+bool dtl_compat_steal_clock_read(int cpu, u64 *ns);
 #define paravirt_steal_clock_read(cpu, ns)				\
 	dtl_compat_steal_clock_read(cpu, ns)
+#ifndef DTL_COMPAT_KUNIT	/* dtl_kunit.ko's test PMUs: the kernel's */
 #define perf_pmu_register	dtl_compat_pmu_register
 #define perf_pmu_unregister	dtl_compat_pmu_unregister
+#endif
 
 #endif /* __DTL_COMPAT_H */

@@ -169,18 +169,18 @@ static enum cpuhp_state dtl_compat_steal_cpuhp;
 /* Guarded by the hotplug lock, which serialises the callbacks. */
 static struct dtl_compat_steal_pcpu dtl_compat_steal_pcpu;
 
-/* As paravirt_steal_clock_read(): 1 with @ns set, 0 where no record. */
-int dtl_compat_steal_clock_read(int cpu, u64 *ns)
+/* As paravirt_steal_clock_read(), from the CPU's record. */
+bool dtl_compat_steal_clock_read(int cpu, u64 *ns)
 {
 	void *rec = READ_ONCE(per_cpu(dtl_compat_steal_rec, cpu));
 	u64 v;
 
 	if (!rec)
-		return 0;
+		return false;
 	if (dtl_compat_steal_rec_read(rec, &v))
 		WRITE_ONCE(per_cpu(dtl_compat_steal_last, cpu), v);
 	*ns = READ_ONCE(per_cpu(dtl_compat_steal_last, cpu));
-	return 1;
+	return true;
 }
 
 static int dtl_compat_steal_cpu_online(unsigned int cpu)
