@@ -24,6 +24,8 @@
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/smp.h>
 #include <linux/stddef.h>
 #ifdef CONFIG_X86
 #include <linux/kvm_para.h>
@@ -159,12 +161,15 @@ static bool dtl_compat_steal_rec_read(const void *rec, u64 *ns)
 
 /*
  * Each CPU's record, and its last good reading (a read that keeps failing
- * repeats it).  Set and cleared by the CPU hotplug callbacks on the CPU
- * with interrupts off; read on the CPU by dtl's probe and counters, and
- * from other CPUs by dtl's steal_source file, under the hotplug lock.
+ * repeats it).  A record is found when its CPU first comes online and kept
+ * until the PMU is unregistered, so that the clock never jumps between the
+ * record and the kernel's steal accounting.  Set on the CPU with
+ * interrupts off; read by dtl's probe and counters on the CPU, and by its
+ * steal_source file on any CPU (which updates no reading).
  */
 static DEFINE_PER_CPU(void *, dtl_compat_steal_rec);
 static DEFINE_PER_CPU(u64, dtl_compat_steal_last);
+static DEFINE_PER_CPU(void *, dtl_compat_steal_gone);	/* at exit */
 static enum cpuhp_state dtl_compat_steal_cpuhp;
 /* Guarded by the hotplug lock, which serialises the callbacks. */
 static struct dtl_compat_steal_pcpu dtl_compat_steal_pcpu;
@@ -173,12 +178,14 @@ static struct dtl_compat_steal_pcpu dtl_compat_steal_pcpu;
 bool dtl_compat_steal_clock_read(int cpu, u64 *ns)
 {
 	void *rec = READ_ONCE(per_cpu(dtl_compat_steal_rec, cpu));
+	int this = get_cpu();
 	u64 v;
 
+	if (rec && cpu == this && dtl_compat_steal_rec_read(rec, &v))
+		this_cpu_write(dtl_compat_steal_last, v);
+	put_cpu();
 	if (!rec)
 		return false;
-	if (dtl_compat_steal_rec_read(rec, &v))
-		WRITE_ONCE(per_cpu(dtl_compat_steal_last, cpu), v);
 	*ns = READ_ONCE(per_cpu(dtl_compat_steal_last, cpu));
 	return true;
 }
@@ -189,6 +196,8 @@ static int dtl_compat_steal_cpu_online(unsigned int cpu)
 	void *rec;
 	u64 ns;
 
+	if (this_cpu_read(dtl_compat_steal_rec))
+		return 0;
 	rec = dtl_compat_steal_find();
 	if (!rec)
 		return 0;
@@ -211,20 +220,6 @@ static int dtl_compat_steal_cpu_online(unsigned int cpu)
 	return 0;
 }
 
-static int dtl_compat_steal_cpu_offline(unsigned int cpu)
-{
-	unsigned long flags;
-	void *rec;
-
-	local_irq_save(flags);
-	rec = this_cpu_read(dtl_compat_steal_rec);
-	this_cpu_write(dtl_compat_steal_rec, NULL);
-	local_irq_restore(flags);
-	if (rec)
-		dtl_compat_steal_release(rec);
-	return 0;
-}
-
 /*
  * The kernel's own perf_pmu_register() and perf_pmu_unregister(), which
  * compat/dtl_compat.h renamed (perf_pmu_unregister() returns an int since
@@ -234,11 +229,34 @@ static int dtl_compat_steal_cpu_offline(unsigned int cpu)
 #undef perf_pmu_unregister
 int perf_pmu_register(struct pmu *pmu, const char *name, int type);
 
+/*
+ * Drop the records.  dtl's probe may still run (it lingers): it reads a
+ * record with interrupts off, so once no CPU has one, a grace period
+ * passes before they are released.
+ */
 static void dtl_compat_steal_exit(void)
 {
+	void *rec;
+	int cpu;
+
 	if (dtl_compat_steal_cpuhp)
-		cpuhp_remove_state(dtl_compat_steal_cpuhp);
+		cpuhp_remove_state_nocalls(dtl_compat_steal_cpuhp);
 	dtl_compat_steal_cpuhp = 0;
+	for_each_possible_cpu(cpu)
+		if (per_cpu(dtl_compat_steal_rec, cpu))
+			break;
+	if (cpu >= nr_cpu_ids)
+		return;
+	for_each_possible_cpu(cpu)
+		per_cpu(dtl_compat_steal_gone, cpu) =
+			xchg(per_cpu_ptr(&dtl_compat_steal_rec, cpu), NULL);
+	synchronize_rcu();
+	for_each_possible_cpu(cpu) {
+		rec = per_cpu(dtl_compat_steal_gone, cpu);
+		per_cpu(dtl_compat_steal_gone, cpu) = NULL;
+		if (rec)
+			dtl_compat_steal_release(rec);
+	}
 }
 
 int dtl_compat_pmu_register(struct pmu *pmu, const char *name, int type)
@@ -247,8 +265,7 @@ int dtl_compat_pmu_register(struct pmu *pmu, const char *name, int type)
 
 	if (dtl_compat_steal_offered()) {
 		ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/dtl:steal",
-					dtl_compat_steal_cpu_online,
-					dtl_compat_steal_cpu_offline);
+					dtl_compat_steal_cpu_online, NULL);
 		if (ret < 0)
 			return ret;
 		dtl_compat_steal_cpuhp = ret;

@@ -72,9 +72,10 @@ am_with() {
 }
 
 # The core changes dtl needs as a module, first.
-am linux/0005-sched-Export-the-sched_switch-and-sched_migrate_task-.patch
-am linux/0006-perf-Give-each-user-of-a-task-s-PMU-specific-data-it.patch
-am linux/0007-sched-cputime-Export-a-reader-of-the-paravirt-steal-.patch
+am linux/0001-sched-Export-the-sched_switch-and-sched_migrate_task-.patch
+am linux/0002-perf-Do-not-detach-PMU-specific-data-that-an-event-d.patch
+am linux/0003-perf-Give-each-user-of-a-task-s-PMU-specific-data-it.patch
+am linux/0004-sched-cputime-Export-a-reader-of-the-paravirt-steal-.patch
 
 add "uapi: perf_dtl: Add the dispatch trace log record format" \
 "The dtl PMU writes one record per context switch into the perf AUX
@@ -164,7 +165,7 @@ encoding, the drain's timing and the steal arithmetic." \
 	drivers/perf/dtl/dtl.h drivers/perf/dtl/dtl_core.c drivers/perf/dtl/dtl_trace.c \
 	drivers/perf/dtl/dtl_task.c drivers/perf/dtl/dtl_kunit.c
 
-am linux/0001-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
+am linux/0005-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
 
 add "Documentation: perf: Document the dtl PMU and its sysfs ABI" \
 "Describe the dtl PMU for administrators: its events and their units,
@@ -177,7 +178,7 @@ busy files." \
 	Documentation/admin-guide/perf/dtl-datapath.svg \
 	Documentation/ABI/testing/sysfs-bus-event_source-devices-dtl
 
-am linux/0002-Documentation-MAINTAINERS-Add-the-dtl-PMU.patch
+am linux/0006-Documentation-MAINTAINERS-Add-the-dtl-PMU.patch
 
 add "tools/dtl: Add a helper that reads dtl counters without a system call" \
 "dtl_self.h reads a dtl counter of the calling task from the perf mmap
@@ -285,15 +286,16 @@ tracepoints, floor = a module whose sched_switch probe does nothing):
 
 $bench
 
-Patches 1-3 are the core changes dtl needs as a module: 1 exports the
-two scheduler tracepoints it probes, 2 gives each user of a task's PMU
-specific data its own slot (dtl keeps a task's last switch-out there,
-beside x86 LBR's call stacks; the patch also fixes a detach of data an
-event never attached), 3 exports a reader of the paravirt steal clock.
-4 adds the record format, 5 the driver, 6 builds it, 7-8 add the
-documentation and MAINTAINERS, 9 a helper that reads counters without a
-system call, 10 dtl's events for Performance Co-Pilot, 11 the selftests,
-12-$n the perf
+Patches 1-4 are the core changes dtl needs as a module: 1 exports the
+two scheduler tracepoints it probes, 2 fixes a detach of PMU specific
+data that an event never attached (a fix for v6.15's per-task PMU data,
+on its own for stable), 3 gives each user of a task's PMU specific data
+its own slot (dtl keeps a task's last switch-out there, beside x86 LBR's
+call stacks), 4 exports a reader of the paravirt steal clock to dtl.  5
+adds the record format, 6 the driver, 7 builds it, 8-9 add the
+documentation and MAINTAINERS, 10 a helper that reads counters without
+a system call, 11 dtl's events for Performance Co-Pilot, 12 the
+selftests, 13-$n the perf
 tools support, its tests and docs.  The series is based on Linux 7.3
 (checked with git am on linux-source-7.3, $DTL_K73_REL); after each
 patch, the kernel's drivers/perf/ (W=1, sparse), perf and the selftests

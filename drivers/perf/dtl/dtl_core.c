@@ -103,9 +103,8 @@ static struct dentry *dtl_debugfs;
 
 /*
  * This CPU's steal clock, in ns: the kernel's paravirt steal clock (KVM,
- * Xen, Hyper-V, VMware, arm64 PV time, ...), read to the ns at every
- * switch; else the kernel's steal accounting, which such a clock of
- * another kind feeds at each tick, and which stays 0 on bare metal.
+ * Xen, VMware, arm64 PV time, ...), read to the ns at every switch; else
+ * the kernel's steal accounting, which stays 0 on bare metal.
  * Interrupts are off.
  */
 static inline u64 dtl_steal_now(void)

@@ -3,6 +3,7 @@
  * KUnit tests for the pure logic of the Dispatch Trace Log PMU.
  */
 #include <kunit/test.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "dtl.h"
@@ -545,13 +546,17 @@ static void dtl_test_steal_delta(struct kunit *test)
  * slot and one that fills dtl's, each with its own kmem cache, as LBR call
  * stacks and dtl would run together (QEMU has no LBR to test the real
  * one).  Each event gets its own user's object from its own cache, for a
- * task and system-wide, and freeing one leaves the other.  (The slot
+ * task and system-wide, and freeing one leaves the other.  The objects in
+ * LBR's slot are larger than LBR's own context, which an LBR call stack
+ * user on real hardware may save into while this test runs.  (The slot
  * exists in kernels configured with dtl; the out-of-tree build's kernels
  * have none, and dtl keeps its own table there.)
  */
 struct dtl_kunit_pmu {
 	struct pmu		pmu;
 	const char		*name;
+	struct perf_event	*event;
+	bool			registered;
 };
 
 static int dtl_kunit_pmu_init(struct perf_event *event)
@@ -575,6 +580,26 @@ static void dtl_kunit_pmu_read(struct perf_event *event)
 {
 }
 
+/* Undo what the test set up, whatever assertion stopped it. */
+static void dtl_kunit_pmu_free(void *data)
+{
+	struct dtl_kunit_pmu *p = data;
+
+	if (p->event)
+		perf_event_release_kernel(p->event);
+	if (p->registered)
+		perf_pmu_unregister(&p->pmu);
+	/* perf core frees the objects after a grace period. */
+	rcu_barrier();
+	kmem_cache_destroy(p->pmu.task_ctx_cache);
+}
+
+static void dtl_kunit_release(struct dtl_kunit_pmu *p)
+{
+	perf_event_release_kernel(p->event);
+	p->event = NULL;
+}
+
 static struct perf_event *dtl_kunit_event(struct kunit *test,
 					  struct dtl_kunit_pmu *p, int cpu,
 					  struct task_struct *task)
@@ -589,6 +614,7 @@ static struct perf_event *dtl_kunit_event(struct kunit *test,
 	event = perf_event_create_kernel_counter(&attr, cpu, task, NULL, NULL);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event), "%s: %ld", p->name,
 			       PTR_ERR(event));
+	p->event = event;
 	return event;
 }
 
@@ -604,19 +630,25 @@ static struct perf_ctx_data *dtl_kunit_ctx_data(enum perf_ctx_data_user user)
 
 static void dtl_test_ctx_data_per_user(struct kunit *test)
 {
-	struct dtl_kunit_pmu p[2] = {
-		{ .name = "dtl_kunit_lbr" }, { .name = "dtl_kunit_dtl" },
-	};
+	static const char * const names[2] = { "dtl_kunit_lbr", "dtl_kunit_dtl" };
 	const enum perf_ctx_data_user user[2] = {
 		perf_ctx_data_lbr, perf_ctx_data_dtl,
 	};
-	struct perf_event *ev[2], *wide;
+	struct dtl_kunit_pmu *p[2];
 	struct perf_ctx_data *cd[2];
-	int i;
+	int i, ret;
+
+	/* A system-wide event of either user would share its slot. */
+	for (i = 0; i < 2; i++)
+		if (dtl_kunit_ctx_data(user[i]))
+			kunit_skip(test, "this task has data in slot %d already",
+				   user[i]);
 
 	for (i = 0; i < 2; i++) {
-		KUNIT_ASSERT_NULL(test, dtl_kunit_ctx_data(user[i]));
-		p[i].pmu = (struct pmu) {
+		p[i] = kunit_kzalloc(test, sizeof(*p[i]), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		p[i]->name = names[i];
+		p[i]->pmu = (struct pmu) {
 			.task_ctx_nr	= perf_sw_context,
 			.capabilities	= PERF_PMU_CAP_NO_INTERRUPT,
 			.event_init	= dtl_kunit_pmu_init,
@@ -626,51 +658,48 @@ static void dtl_test_ctx_data_per_user(struct kunit *test)
 			.stop		= dtl_kunit_pmu_nop,
 			.read		= dtl_kunit_pmu_read,
 			.task_ctx_user	= user[i],
-			.task_ctx_cache	= kmem_cache_create(p[i].name, 64 << i,
+			.task_ctx_cache	= kmem_cache_create(names[i],
+							    i ? 64 : SZ_4K,
 							    0, 0, NULL),
 		};
-		KUNIT_ASSERT_NOT_NULL(test, p[i].pmu.task_ctx_cache);
-		KUNIT_ASSERT_EQ(test, 0, perf_pmu_register(&p[i].pmu,
-							   p[i].name, -1));
+		KUNIT_ASSERT_NOT_NULL(test, p[i]->pmu.task_ctx_cache);
+		ret = kunit_add_action_or_reset(test, dtl_kunit_pmu_free, p[i]);
+		KUNIT_ASSERT_EQ(test, 0, ret);
+		KUNIT_ASSERT_EQ(test, 0, perf_pmu_register(&p[i]->pmu,
+							   names[i], -1));
+		p[i]->registered = true;
 	}
 
 	/* One event of each for this task: two objects, each its own. */
 	for (i = 0; i < 2; i++)
-		ev[i] = dtl_kunit_event(test, &p[i], -1, current);
+		dtl_kunit_event(test, p[i], -1, current);
 	for (i = 0; i < 2; i++) {
 		cd[i] = dtl_kunit_ctx_data(user[i]);
 		KUNIT_ASSERT_NOT_NULL(test, cd[i]);
 		KUNIT_EXPECT_PTR_EQ(test, cd[i]->ctx_cache,
-				    p[i].pmu.task_ctx_cache);
+				    p[i]->pmu.task_ctx_cache);
 		KUNIT_EXPECT_FALSE(test, cd[i]->global);
 	}
 	KUNIT_EXPECT_PTR_NE(test, cd[0]->data, cd[1]->data);
 
 	/* dtl's goes with its event; LBR's stays. */
-	perf_event_release_kernel(ev[1]);
+	dtl_kunit_release(p[1]);
 	KUNIT_EXPECT_NULL(test, dtl_kunit_ctx_data(user[1]));
 	KUNIT_EXPECT_PTR_EQ(test, dtl_kunit_ctx_data(user[0]), cd[0]);
 
 	/* A CPU-wide dtl event gives every task dtl's, LBR's untouched. */
-	wide = dtl_kunit_event(test, &p[1], 0, NULL);
+	dtl_kunit_event(test, p[1], raw_smp_processor_id(), NULL);
 	cd[1] = dtl_kunit_ctx_data(user[1]);
 	KUNIT_ASSERT_NOT_NULL(test, cd[1]);
 	KUNIT_EXPECT_TRUE(test, cd[1]->global);
-	KUNIT_EXPECT_PTR_EQ(test, cd[1]->ctx_cache, p[1].pmu.task_ctx_cache);
+	KUNIT_EXPECT_PTR_EQ(test, cd[1]->ctx_cache, p[1]->pmu.task_ctx_cache);
 	KUNIT_EXPECT_PTR_EQ(test, dtl_kunit_ctx_data(user[0]), cd[0]);
 
-	perf_event_release_kernel(ev[0]);
+	dtl_kunit_release(p[0]);
 	KUNIT_EXPECT_NULL(test, dtl_kunit_ctx_data(user[0]));
 	KUNIT_EXPECT_NOT_NULL(test, dtl_kunit_ctx_data(user[1]));
-	perf_event_release_kernel(wide);
+	dtl_kunit_release(p[1]);
 	KUNIT_EXPECT_NULL(test, dtl_kunit_ctx_data(user[1]));
-
-	/* perf core frees the objects after a grace period. */
-	rcu_barrier();
-	for (i = 0; i < 2; i++) {
-		perf_pmu_unregister(&p[i].pmu);
-		kmem_cache_destroy(p[i].pmu.task_ctx_cache);
-	}
 }
 #endif
 
