@@ -144,7 +144,8 @@ fi
 
 # The fuzzer's seed recordings, in both record formats (NAME.data in
 # format 1, as recorded before the compact format, compact-NAME.data in
-# format 2), decode with the fuzzer's perf: records and no corrupt one.
+# format 2, both before stream headers; header-NAME.data with them),
+# decode with the fuzzer's perf: records and no corrupt one.
 # Then the perf Python test over them (that perf has libpython; the
 # guest's has not).
 stage "host: perf script and perf script -s dtl-events.py over the fuzzer's seed recordings"

@@ -83,8 +83,10 @@ buffer, and a LOST record where its per-CPU log lapped a reader.  Define
 the formats once for the kernel and for perf: the 64-byte record that a
 decoder fills, written as is in format 1; the compact format 2, the
 default, where a record that follows on from the one before takes 32
-bytes (native byte order; the PMU's identifier names the newest
-format); the record kinds and flags, and the PMU's config bits.
+bytes (native byte order); the header that begins every AUX
+transaction and names its records' format and byte order, so that the
+stream describes itself; the record kinds and flags, and the PMU's
+config bits.
 
 The names carry a perf_dtl_/PERF_DTL_ prefix: powerpc already has a
 struct dtl_entry and DTL_* (asm/lppaca.h, asm/dtl.h) for the
@@ -136,8 +138,9 @@ every context switch of a CPU:
   out.
 - Records go to the AUX buffer in the compact format by default (a
   record that follows on from the one before it takes 32 bytes instead
-  of 64), or as 64-byte records with the \"full\" format bit.  The PMU's
-  identifier names the newest format.
+  of 64), or as 64-byte records with the \"full\" format bit.  Each AUX
+  transaction begins with a header that names its records' format and
+  byte order: the stream describes itself.
 - Losses are exact: a reader the log lapped, or whose AUX buffer was
   full, gets a LOST record with the counts, and the AUX record with the
   gap is flagged PERF_AUX_FLAG_PARTIAL.

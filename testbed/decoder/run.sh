@@ -36,6 +36,14 @@ for kind in range(5):
         recs += struct.pack('<BBHIIIIIII', 0x80 | kind, 0, 0, 100, 11, 11, 500, 1000, 2000, 0)
     recs += b'\xc0' + b'\0' * 31
     open(f"{sys.argv[1]}/compact{kind}", 'wb').write(b'\x80' + recs)
+    # The same after a stream header (rec 0, format 2, size 64, magic,
+    # kind 0xff at byte 60), and a format 1 stream after its own.
+    def hdr(fmt):
+        return struct.pack('<BBHI52sB3s', 0, fmt, 64, 0x444c5448, b'', 0xff, b'')
+    open(f"{sys.argv[1]}/header{kind}", 'wb').write(b'\x80' + hdr(2) + recs)
+    open(f"{sys.argv[1]}/header-full{kind}", 'wb').write(
+        b'\0' + hdr(1) + struct.pack('<QQIIIIQQQIBBH', 1000, 7, 10, 10, 11, 11,
+                                   500, 1000, 2000, 0, kind, 0, 0))
 PY
 "$out/fuzz_dtl_decoder" -max_total_time="$secs" -max_len=4096 -print_final_stats=1 \
 	"$out/corpus" >"$out/fuzz.log" 2>&1 || { tail -40 "$out/fuzz.log"; die "the decoder fuzzer found a failure"; }

@@ -264,11 +264,15 @@ static void test_compact(void)
 	n = decode(&d, b, len, &end_pos);
 	CHECK(n == 1 && d.corrupt == 1 && strstr(d.err, "reserved bits 1"),
 	      "compact: a short record with reserved bits is skipped: \"%s\"", d.err);
-	b[len - PERF_DTL_SLOT_SIZE] = 0x00;
+	b[len - PERF_DTL_SLOT_SIZE + 2] = 0;
+	len += put_long(b + len, &want[3]);
+	b[PERF_DTL_ENTRY_SIZE] = PERF_DTL_REC_HEADER;
 	dtl_decoder_init(&d, 2, PERF_DTL_FORMAT_COMPACT);
 	n = decode(&d, b, len, &end_pos);
-	CHECK(n == 1 && d.corrupt == 1 && strstr(d.err, "unknown record form 0"),
-	      "compact: a slot of no form is skipped: \"%s\"", d.err);
+	CHECK(n == 2 && d.corrupt == 1 && strstr(d.err, "a header with magic 2500"),
+	      "compact: a slot of no form is a header, and without the magic skipped: \"%s\"",
+	      d.err);
+	len -= PERF_DTL_ENTRY_SIZE;
 	b[len - PERF_DTL_SLOT_SIZE] = PERF_DTL_REC_SHORT | PERF_DTL_KIND_LOST;
 	dtl_decoder_init(&d, 2, PERF_DTL_FORMAT_COMPACT);
 	n = decode(&d, b, len, &end_pos);
@@ -288,6 +292,126 @@ static void test_compact(void)
 	      "compact: records of the other byte order decode to the same fields");
 }
 
+/* A header of @format and @size bytes at @b; returns @size. */
+static size_t put_header(unsigned char *b, unsigned int format, size_t size)
+{
+	struct perf_dtl_header h;
+
+	memset(b, 0, size);
+	memset(&h, 0, sizeof(h));
+	h.rec = PERF_DTL_REC_HEADER;
+	h.format = format;
+	h.size = size;
+	h.magic = PERF_DTL_MAGIC;
+	h.kind = PERF_DTL_HEADER_KIND;
+	memcpy(b, &h, sizeof(h));
+	return size;
+}
+
+/*
+ * Headers: each names the format and byte order of the records after it,
+ * whatever the decoder assumed before; a format it does not know is
+ * skipped up to the next header; a header that is not whole is left.
+ */
+static void test_header(void)
+{
+	static const int long_sz[] = { 1, 1, 2, 4, 8, 8, 4, 4, 4, 4, 8, 8, 8 };
+	static const int short_sz[] = { 1, 1, 2, 4, 4, 4, 4, 4, 4, 4 };
+	static const int hdr_sz[] = { 1, 1, 2, 4 };
+	struct perf_dtl_entry want[4], e;
+	unsigned char b[1024];
+	struct dtl_decoder d;
+	size_t len = 0;
+	int n;
+
+	want[0] = rec(PERF_DTL_KIND_PREEMPT, 1, 100, 1000);
+	want[1] = rec(PERF_DTL_KIND_BLOCK, 1, 101, 2000);
+	want[1].prev_pid = want[1].prev_tid = 11;
+	want[2] = rec(PERF_DTL_KIND_PREEMPT, 1, 102, 3000);
+	want[3] = rec(PERF_DTL_KIND_BLOCK, 1, 103, 4000);
+	want[3].prev_pid = want[3].prev_tid = 11;
+
+	/* Format 2 after a header, read by a decoder told format 1. */
+	len += put_header(b + len, PERF_DTL_FORMAT_COMPACT, PERF_DTL_HEADER_SIZE);
+	len += put_long(b + len, &want[0]);
+	len += put_short(b + len, &want[1], want[0].time);
+	len += put_pad(b + len);
+	len += put_header(b + len, PERF_DTL_FORMAT_COMPACT, PERF_DTL_HEADER_SIZE);
+	len += put_long(b + len, &want[2]);
+	len += put_short(b + len, &want[3], want[2].time);
+	dtl_decoder_init(&d, 1, PERF_DTL_FORMAT_ENTRY);
+	CHECK(compact_same(&d, b, len, want, 4) && !d.corrupt && d.headers == 2 &&
+	      d.pads == 1 && d.format == PERF_DTL_FORMAT_COMPACT,
+	      "header: two transactions of format 2 decode, whatever format was assumed (%llu headers)",
+	      d.headers);
+
+	/* A short record right after a header has nothing to follow on. */
+	len = put_long(b, &want[0]);
+	len += put_header(b + len, PERF_DTL_FORMAT_COMPACT, PERF_DTL_HEADER_SIZE);
+	len += put_short(b + len, &want[1], want[0].time);
+	dtl_decoder_init(&d, 1, PERF_DTL_FORMAT_COMPACT);
+	n = decode(&d, b, len, &end_pos);
+	CHECK(n == 1 && d.corrupt == 1 && strstr(d.err, "no record to follow on from"),
+	      "header: a short record after a header is not trusted: \"%s\"", d.err);
+
+	/* Format 1 after a header, read by a decoder told format 2. */
+	len = put_header(b, PERF_DTL_FORMAT_ENTRY, PERF_DTL_HEADER_SIZE);
+	memcpy(b + len, &want[0], sizeof(want[0]));
+	len += sizeof(want[0]);
+	len += put_header(b + len, PERF_DTL_FORMAT_ENTRY, PERF_DTL_HEADER_SIZE);
+	memcpy(b + len, &want[1], sizeof(want[1]));
+	len += sizeof(want[1]);
+	dtl_decoder_init(&d, 1, PERF_DTL_FORMAT_COMPACT);
+	CHECK(compact_same(&d, b, len, want, 2) && d.headers == 2 &&
+	      d.format == PERF_DTL_FORMAT_ENTRY,
+	      "header: records of format 1 decode after their headers");
+
+	/* A newer kernel's longer header: the records begin after it. */
+	len = put_header(b, PERF_DTL_FORMAT_COMPACT, 3 * PERF_DTL_SLOT_SIZE);
+	len += put_long(b + len, &want[0]);
+	dtl_decoder_init(&d, 1, PERF_DTL_FORMAT_COMPACT);
+	CHECK(compact_same(&d, b, len, want, 1) && d.headers == 1,
+	      "header: a 96-byte header is skipped whole");
+	len = put_header(b, PERF_DTL_FORMAT_COMPACT, PERF_DTL_HEADER_SIZE);
+	len += put_long(b + len, &want[0]);
+	b[2] = 40;	/* size 40: not a multiple of a slot */
+	dtl_decoder_init(&d, 1, PERF_DTL_FORMAT_COMPACT);
+	n = decode(&d, b, len, &end_pos);
+	CHECK(n == 1 && d.corrupt == 1 && strstr(d.err, "a header of size 40"),
+	      "header: a header of a bad size is skipped: \"%s\"", d.err);
+
+	/* The other byte order, which the magic tells. */
+	len = put_header(b, PERF_DTL_FORMAT_COMPACT, PERF_DTL_HEADER_SIZE);
+	swap_fields(b, hdr_sz, 4);
+	len += put_long(b + len, &want[0]);
+	swap_fields(b + PERF_DTL_HEADER_SIZE, long_sz, 13);
+	len += put_short(b + len, &want[1], want[0].time);
+	swap_fields(b + 2 * PERF_DTL_HEADER_SIZE, short_sz, 10);
+	dtl_decoder_init(&d, 1, PERF_DTL_FORMAT_COMPACT);
+	CHECK(compact_same(&d, b, len, want, 2) && d.swap,
+	      "header: records of the other byte order decode, as its magic says");
+
+	/* A format this decoder does not know: skipped to the next header. */
+	len = put_header(b, 9, PERF_DTL_HEADER_SIZE);
+	memset(b + len, 0x5a, 3 * PERF_DTL_SLOT_SIZE);
+	len += 3 * PERF_DTL_SLOT_SIZE;
+	len += put_header(b + len, PERF_DTL_FORMAT_COMPACT, PERF_DTL_HEADER_SIZE);
+	len += put_long(b + len, &want[0]);
+	dtl_decoder_init(&d, 1, PERF_DTL_FORMAT_COMPACT);
+	n = decode_nth(&d, b, len, &end_pos, 1, &e);
+	CHECK(n == 1 && d.corrupt == 1 && d.unknown_format == 96 &&
+	      strstr(d.err, "format 9") && e.seq == 100 && end_pos == len,
+	      "header: 96 bytes of format 9 are skipped up to the next header: \"%s\"",
+	      d.err);
+
+	/* Half a header is left for the data that comes next. */
+	len = put_header(b, PERF_DTL_FORMAT_COMPACT, PERF_DTL_HEADER_SIZE);
+	dtl_decoder_init(&d, 1, PERF_DTL_FORMAT_COMPACT);
+	n = decode(&d, b, PERF_DTL_SLOT_SIZE, &end_pos);
+	CHECK(n == 0 && end_pos == 0 && !d.corrupt && !d.headers,
+	      "header: half a header is not read");
+}
+
 int main(void)
 {
 	struct perf_dtl_entry buf[8], e;
@@ -296,7 +420,7 @@ int main(void)
 	size_t end;
 	int n;
 
-	printf("TAP version 13\n1..32\n");
+	printf("TAP version 13\n1..40\n");
 
 	buf[0] = rec(PERF_DTL_KIND_BLOCK, 0, 5, 100);
 	buf[1] = rec(PERF_DTL_KIND_DISPATCH, 0, 6, 200);
@@ -466,6 +590,7 @@ int main(void)
 	      "an unknown kind has a name");
 
 	test_compact();
+	test_header();
 
 	printf("# %d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;

@@ -74,9 +74,16 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 		/* Records are stamped with perf's default clock only. */
 		if (attr->use_clockid)
 			return -EINVAL;
-		if (attr->sample_period &&
-		    (attr->sample_period < PERF_DTL_POLL_MIN_NS ||
-		     attr->sample_period > PERF_DTL_POLL_MAX_NS))
+		/*
+		 * A trace event samples: its sample period is its poll
+		 * interval, which perf record sets.  One with none was
+		 * opened to count (perf stat -e dtl/dispatch/, mistaken for
+		 * dtl/dispatches/), and would count nothing.
+		 */
+		if (!attr->sample_period)
+			return -EOPNOTSUPP;
+		if (attr->sample_period < PERF_DTL_POLL_MIN_NS ||
+		    attr->sample_period > PERF_DTL_POLL_MAX_NS)
 			return -EINVAL;
 		/* Records are of no privilege level; hv and idle: none. */
 		if (attr->exclude_idle || attr->exclude_host ||
@@ -89,7 +96,7 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 		filter->no_kthreads = attr->exclude_kernel;
 		filter->no_user = attr->exclude_user;
 		filter->full = attr->config & PERF_DTL_CONFIG_FULL;
-		*period_ns = attr->sample_period ? : PERF_DTL_POLL_DEFAULT_NS;
+		*period_ns = attr->sample_period;
 		return DTL_IDX_TRACE;
 	}
 
@@ -194,6 +201,22 @@ static inline u64 dtl_log_resume(u64 cursor, u64 head, u64 nr_entries,
 	}
 	*overrun = 0;
 	return cursor;
+}
+
+/*
+ * Write the header that begins an AUX transaction whose records are of
+ * @format at @out (PERF_DTL_HEADER_SIZE bytes, 8-byte aligned).
+ */
+static inline void dtl_header_write(void *out, unsigned int format)
+{
+	struct perf_dtl_header *hdr = out;
+
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->rec = PERF_DTL_REC_HEADER;
+	hdr->format = format;
+	hdr->size = PERF_DTL_HEADER_SIZE;
+	hdr->magic = PERF_DTL_MAGIC;
+	hdr->kind = PERF_DTL_HEADER_KIND;
 }
 
 /*

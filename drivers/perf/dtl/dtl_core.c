@@ -71,7 +71,6 @@
 #include "dtl.h"
 
 #define DTL_PMU_NAME		"dtl"
-#define DTL_IDENTIFIER		"dtl-" __stringify(PERF_DTL_FORMAT_VERSION)
 
 DEFINE_PER_CPU(struct dtl_cpu, dtl_pmu_cpus);
 
@@ -584,6 +583,9 @@ static int dtl_event_init(struct perf_event *event)
 		return -ENOENT;
 
 	idx = dtl_parse_attr(&event->attr, &filter, &period_ns);
+	if (idx == -EOPNOTSUPP && !event->attr.sample_period &&
+	    !(event->attr.config & PERF_DTL_CONFIG_EVENT_MASK))
+		pr_info_ratelimited("a trace event (dtl/all/, dtl/dispatch/, ...) opened to count: it needs a sample period (the poll interval) and an AUX buffer, as perf record gives it; perf stat counts dtl/dispatches/, dtl/preemptions/, dtl/wait_ns/ and dtl/steal_ns/\n");
 	if (idx < 0)
 		return idx;
 
@@ -723,13 +725,6 @@ static const struct attribute_group dtl_format_group = {
 	.name = "format",
 	.attrs = dtl_format_attrs,
 };
-
-static ssize_t identifier_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", DTL_IDENTIFIER);
-}
-static DEVICE_ATTR_RO(identifier);
 
 /*
  * No "cpumask" attribute: perf treats a PMU that has one as an uncore PMU
@@ -900,7 +895,6 @@ static ssize_t steal_source_show(struct device *dev,
 static DEVICE_ATTR_RO(steal_source);
 
 static struct attribute *dtl_pmu_attrs[] = {
-	&dev_attr_identifier.attr,
 	&dev_attr_busy.attr,
 	&dev_attr_steal_source.attr,
 	NULL

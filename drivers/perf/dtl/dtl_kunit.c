@@ -123,7 +123,10 @@ static void dtl_test_trace_attr(struct kunit *test)
 	struct dtl_filter f;
 	u64 period;
 
+	/* Opened to count, as perf stat does: refused. */
 	dtl_attr(&attr, PERF_DTL_EVENT_TRACE);
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EOPNOTSUPP);
+	attr.sample_period = PERF_DTL_POLL_DEFAULT_NS;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), DTL_IDX_TRACE);
 	KUNIT_EXPECT_EQ(test, f.kinds, (u32)DTL_ALL_KINDS);
 	KUNIT_EXPECT_EQ(test, period, PERF_DTL_POLL_DEFAULT_NS);
@@ -132,6 +135,7 @@ static void dtl_test_trace_attr(struct kunit *test)
 
 	/* dtl/all,full/: records of the 64-byte format */
 	dtl_attr(&attr, PERF_DTL_EVENT_TRACE | PERF_DTL_CONFIG_FULL);
+	attr.sample_period = PERF_DTL_POLL_DEFAULT_NS;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), DTL_IDX_TRACE);
 	KUNIT_EXPECT_TRUE(test, f.full);
 	dtl_attr(&attr, PERF_DTL_EVENT_DISPATCHES | PERF_DTL_CONFIG_FULL);
@@ -174,9 +178,12 @@ static void dtl_test_trace_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period),
 			DTL_CNT_DISPATCHES);
 	dtl_attr(&attr, PERF_DTL_EVENT_TRACE);
+	attr.sample_period = PERF_DTL_POLL_DEFAULT_NS;
 	attr.exclude_user = 1;
 	attr.exclude_kernel = 1;
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EOPNOTSUPP);
+	attr.exclude_user = 0;
+	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), DTL_IDX_TRACE);
 }
 
 static void dtl_entry_init(struct perf_dtl_entry *e, u8 kind, u32 prev, u32 next,
@@ -397,6 +404,39 @@ static void dtl_switch_init(struct perf_dtl_entry *e, u16 cpu, u64 seq,
 }
 
 /* Encode @e after @s, check its size, and account for it. */
+/*
+ * The header that begins each AUX transaction stands out in either
+ * format: where a format 2 record has its form, and where a format 1
+ * record has its kind, it has values no record has.
+ */
+static void dtl_test_header(struct kunit *test)
+{
+	union {
+		struct perf_dtl_header	hdr;
+		struct perf_dtl_entry	e;
+		struct perf_dtl_long	l;
+		u8			b[PERF_DTL_HEADER_SIZE];
+	} u;
+	unsigned int format, i;
+
+	for (format = PERF_DTL_FORMAT_ENTRY;
+	     format <= PERF_DTL_FORMAT_COMPACT; format++) {
+		memset(&u, 0xa5, sizeof(u));
+		dtl_header_write(&u, format);
+		KUNIT_EXPECT_EQ(test, u.hdr.format, format);
+		KUNIT_EXPECT_EQ(test, u.hdr.size, PERF_DTL_HEADER_SIZE);
+		KUNIT_EXPECT_EQ(test, u.hdr.magic, PERF_DTL_MAGIC);
+		/* Format 2: no record form; format 1: no record kind. */
+		KUNIT_EXPECT_EQ(test, u.l.rec & PERF_DTL_REC_FORM_MASK, 0);
+		KUNIT_EXPECT_GE(test, u.e.kind, PERF_DTL_KIND_MAX);
+		KUNIT_EXPECT_EQ(test, u.e.kind, PERF_DTL_HEADER_KIND);
+		for (i = 0; i < sizeof(u.hdr.reserved); i++)
+			KUNIT_EXPECT_EQ(test, u.hdr.reserved[i], 0);
+		for (i = 0; i < sizeof(u.hdr.reserved2); i++)
+			KUNIT_EXPECT_EQ(test, u.hdr.reserved2[i], 0);
+	}
+}
+
 static unsigned int dtl_enc(struct kunit *test, struct dtl_compact *s,
 			    const struct perf_dtl_entry *e, bool long_only,
 			    void *out, unsigned int want)
@@ -719,6 +759,7 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
 	KUNIT_CASE(dtl_test_compact),
+	KUNIT_CASE(dtl_test_header),
 	KUNIT_CASE(dtl_test_steal_delta),
 #if IS_ENABLED(CONFIG_PERF_DTL)
 	KUNIT_CASE(dtl_test_ctx_data_per_user),

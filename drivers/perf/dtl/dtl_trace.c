@@ -71,15 +71,24 @@ MODULE_PARM_DESC(log_entries,
 static_assert(sizeof(struct perf_dtl_entry) == PERF_DTL_ENTRY_SIZE);
 static_assert(sizeof(struct perf_dtl_long) == PERF_DTL_ENTRY_SIZE);
 static_assert(sizeof(struct perf_dtl_short) == PERF_DTL_SLOT_SIZE);
+static_assert(sizeof(struct perf_dtl_header) == PERF_DTL_HEADER_SIZE);
+static_assert(offsetof(struct perf_dtl_header, kind) ==
+	      offsetof(struct perf_dtl_entry, kind));
 
 #define DTL_LOG_MIN		64
 #define DTL_LOG_MAX		BIT(20)
 
-/* A trace event's AUX buffer, mapped contiguously. */
+/*
+ * A trace event's AUX buffer, mapped contiguously.  One event at a time
+ * writes to it: its events are of one CPU, or one task.
+ */
 struct dtl_aux {
 	void		*base;
 	unsigned long	size;		/* bytes, a power of 2 */
 	bool		overwrite;	/* snapshot mode */
+	/* Written since the last header (ULONG_MAX: none yet), in what format */
+	unsigned long	since_header;
+	u8		format;
 };
 
 /* A trace event's reader state; used only on the event's CPU. */
@@ -122,6 +131,11 @@ struct dtl_trace {
 	struct dtl_aux		*held_aux;
 	unsigned long		held_used;
 	u64			held_since;
+	/*
+	 * The open transaction has its header (nothing written before it),
+	 * or needs none.
+	 */
+	bool			has_header;
 	/* The compact format: the open transaction's state. */
 	struct dtl_compact	enc;
 };
@@ -508,6 +522,97 @@ static __always_inline void dtl_aux_put(struct dtl_trace *t,
 }
 
 /*
+ * The room a LOST record may take in @t's AUX buffer, with a PAD slot
+ * before it.  None in snapshot mode, where the buffer is overwritten:
+ * always room.
+ */
+static inline unsigned long dtl_lost_room(const struct dtl_trace *t,
+					  const struct dtl_aux *aux)
+{
+	if (aux->overwrite)
+		return 0;
+	return PERF_DTL_ENTRY_SIZE + (t->filter.full ? 0 : PERF_DTL_SLOT_SIZE);
+}
+
+/*
+ * The room a drain keeps free after its records: for a LOST record of its
+ * own, so that a loss in it is reported, even by the last drain before a
+ * stop; and then for the header and LOST record of the next transaction,
+ * so that a loss after this drain, while perf has not read the buffer
+ * yet, is reported too.
+ */
+static inline unsigned long dtl_reserve(const struct dtl_trace *t,
+					const struct dtl_aux *aux)
+{
+	if (aux->overwrite)
+		return 0;
+	return 2 * dtl_lost_room(t, aux) + PERF_DTL_HEADER_SIZE;
+}
+
+static inline u8 dtl_trace_format(const struct dtl_trace *t)
+{
+	return t->filter.full ? PERF_DTL_FORMAT_ENTRY : PERF_DTL_FORMAT_COMPACT;
+}
+
+/*
+ * Does @t's transaction, beginning now, need a header?  The first in the
+ * buffer does, and then one every PERF_DTL_HEADER_INTERVAL bytes at
+ * least, so that a reader that starts anywhere finds one soon; and the
+ * first of an event of another format (several may write to a buffer).
+ */
+static inline bool dtl_needs_header(const struct dtl_trace *t,
+				    const struct dtl_aux *aux)
+{
+	return aux->since_header >= PERF_DTL_HEADER_INTERVAL ||
+	       aux->format != dtl_trace_format(t);
+}
+
+/*
+ * Begin @t's open transaction, at offset @off of its AUX buffer, with the
+ * header that names its records' format, before the first record written
+ * in it: a transaction with nothing in it stays empty.  Returns the bytes
+ * it took (after a PAD slot where it would straddle the end of the
+ * buffer), 0 if the transaction has its header already or if @room bytes
+ * do not hold it and @reserve more.  A transaction with no room for its
+ * header gets no record either.
+ */
+static __always_inline unsigned int dtl_put_header(struct dtl_trace *t,
+						   struct dtl_aux *aux,
+						   unsigned long off,
+						   unsigned long room,
+						   unsigned long reserve)
+{
+	unsigned long mask = aux->size - 1;
+	unsigned int len = PERF_DTL_HEADER_SIZE;
+	u8 *slot;
+
+	if (t->has_header)
+		return 0;
+	/*
+	 * Only records of format 2 end at an odd slot.  After one, a PAD
+	 * slot comes first where the header would straddle the end of the
+	 * buffer, and before a header of format 1: its 64-byte records then
+	 * never straddle it (events of both formats may share a buffer).
+	 */
+	if (!((off + PERF_DTL_SLOT_SIZE) & mask) ||
+	    (t->filter.full && (off & PERF_DTL_SLOT_SIZE)))
+		len += PERF_DTL_SLOT_SIZE;
+	if (room < len + reserve)
+		return 0;
+	if (len > PERF_DTL_HEADER_SIZE) {
+		slot = aux->base + (off & mask);
+		memset(slot, 0, PERF_DTL_SLOT_SIZE);
+		slot[0] = PERF_DTL_REC_PAD;
+		off += PERF_DTL_SLOT_SIZE;
+	}
+	dtl_header_write(aux->base + (off & mask), dtl_trace_format(t));
+	t->has_header = true;
+	aux->since_header = 0;
+	aux->format = dtl_trace_format(t);
+	return len;
+}
+
+/*
  * Report the records @t lost, all with numbers before @seq, in a LOST
  * record at offset @off of its AUX buffer, if it fits in @room bytes:
  * those its filter kept and the AUX buffer had no room for, and those the
@@ -533,9 +638,15 @@ static unsigned int dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 		.kind	= PERF_DTL_KIND_LOST,
 		.cpu	= smp_processor_id(),
 	};
+	unsigned int len, hdr;
 	struct dtl_out o;
-	unsigned int len;
 
+	/* With a header, the LOST record fits after it. */
+	hdr = dtl_put_header(t, aux, off, room, dtl_lost_room(t, aux));
+	if (!t->has_header)
+		return 0;
+	off += hdr;
+	room -= hdr;
 	if (seq > dc->base && seq <= dc->head &&
 	    dc->head - (seq - 1) <= dtl_pmu_log_entries)
 		lost.time = dc->log[(seq - 1) & mask].time;
@@ -549,7 +660,7 @@ static unsigned int dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 	dtl_aux_put(t, aux, off, &o);
 	t->lost = 0;
 	t->lapped = 0;
-	return len;
+	return hdr + len;
 }
 
 static inline bool dtl_trace_per_task(const struct dtl_trace *t)
@@ -591,6 +702,8 @@ static void dtl_trace_end_held(struct dtl_trace *t)
 {
 	if (!t->held_aux)
 		return;
+	if (t->held_aux->since_header != ULONG_MAX)
+		t->held_aux->since_header += t->held_used;
 	perf_aux_output_end(&t->handle, t->held_used);
 	t->held_aux = NULL;
 	t->held_used = 0;
@@ -667,7 +780,9 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		dtl_trace_end_shared(dc, t);
 		aux = perf_aux_output_begin(h, t->event);
 		t->held_since = local_clock();
-		/* A transaction's first record is long. */
+		/* A header comes first if due, then a long record. */
+		if (aux)
+			t->has_header = !dtl_needs_header(t, aux);
 		memset(&t->enc, 0, sizeof(t->enc));
 	}
 	if (!aux) {
@@ -697,14 +812,9 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		seq++;
 	}
 
-	/*
-	 * In snapshot mode the buffer is overwritten: always room.  Otherwise
-	 * a LOST record's room (and a PAD slot's) is kept, so that a loss in
-	 * this drain is reported in it, even by the last drain before a stop.
-	 */
+	/* In snapshot mode the buffer is overwritten: always room. */
 	room = aux->overwrite ? ULONG_MAX : h->size - base;
-	reserve = aux->overwrite ? 0 : PERF_DTL_ENTRY_SIZE +
-		  (t->filter.full ? 0 : PERF_DTL_SLOT_SIZE);
+	reserve = dtl_reserve(t, aux);
 
 	if (t->lost || t->lapped) {
 		len = dtl_put_lost(t, aux, h->head + base, seq, room);
@@ -717,8 +827,11 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 
 		if (!dtl_filter_match(&t->filter, e, running))
 			continue;
+		if (unlikely(!t->has_header))
+			used += dtl_put_header(t, aux, h->head + base + used,
+					       room - used, reserve);
 		len = dtl_aux_prepare(t, aux, h->head + base + used, e, &o);
-		if (room - used < len + reserve) {
+		if (!t->has_header || room - used < len + reserve) {
 			t->lost++;
 			gap = true;
 			continue;
@@ -757,6 +870,8 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	}
 	if (aux->overwrite)
 		h->head += used;
+	if (aux->since_header != ULONG_MAX)
+		aux->since_header += used;
 	perf_aux_output_end(h, used);
 	t->held_aux = NULL;
 	t->held_used = 0;
@@ -849,7 +964,7 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 /* The poll interval: the event's sample period, which may change. */
 static u64 dtl_trace_period(struct perf_event *event)
 {
-	return event->attr.sample_period ? : PERF_DTL_POLL_DEFAULT_NS;
+	return event->attr.sample_period;
 }
 
 /* pmu::check_period: PERF_EVENT_IOC_PERIOD sets a new poll interval. */
@@ -972,6 +1087,14 @@ void dtl_pmu_trace_fini(struct perf_event *event)
 	if (!event->parent && READ_ONCE(t->started) && !READ_ONCE(t->had_aux))
 		pr_notice_ratelimited("a trace event of %s had no AUX buffer: what it logged is lost (perf records dtl with dtl's decoder only)\n",
 				      u->comm);
+	/*
+	 * A loss that no LOST record reported: the buffer stayed too full
+	 * for one until the event stopped for good (perf read it too late,
+	 * or not at all).  Nothing is lost without a word.
+	 */
+	else if (t->lost || t->lapped)
+		pr_notice_ratelimited("a trace event of %s ended with %llu records lost that no LOST record reports: its AUX buffer stayed full\n",
+				      u->comm, t->lost + t->lapped);
 
 	/* Stopped, so off its CPU's list: the drain timer cannot see it. */
 	WARN_ON_ONCE(!list_empty(&t->node));
@@ -1011,6 +1134,7 @@ void *dtl_pmu_setup_aux(struct perf_event *event, void **pages, int nr_pages,
 		goto err;
 	aux->size = (unsigned long)nr_pages << PAGE_SHIFT;
 	aux->overwrite = overwrite;
+	aux->since_header = ULONG_MAX;
 	kfree(pglist);
 	WRITE_ONCE(dtl_trace_of(event->parent ? : event)->had_aux, true);
 	dtl_pmu_user_transient(event, NULL);

@@ -7,6 +7,16 @@
  * with the other byte order swaps each field).  The buffer never holds a
  * partial record, and no record straddles its end.
  *
+ * A struct perf_dtl_header names the format of the records after it and,
+ * through its magic, their byte order: the stream describes itself, and a
+ * reader needs nothing else to decode it.  One begins the first AUX
+ * transaction (PERF_RECORD_AUX) written to a buffer, and any transaction
+ * that begins PERF_DTL_HEADER_INTERVAL bytes or more after the last one,
+ * or that an event of another format than the one before writes.  A
+ * reader that starts at any transaction, or reads a snapshot of an
+ * overwritten buffer, finds one within PERF_DTL_HEADER_INTERVAL bytes
+ * and a transaction.
+ *
  * PERF_DTL_FORMAT_ENTRY (1), with attr.config's PERF_DTL_CONFIG_FULL:
  * struct perf_dtl_entry records, PERF_DTL_ENTRY_SIZE bytes each.
  *
@@ -14,14 +24,11 @@
  * PERF_DTL_SLOT_SIZE-byte slots, each naming its form in its first byte.
  * A struct perf_dtl_long record has every field of a struct
  * perf_dtl_entry and starts the stream; a struct perf_dtl_short record
- * has only what does not follow from the record before it.  Every AUX
- * transaction (every PERF_RECORD_AUX) begins with a long record, so a
- * decoder can start at any; in snapshot mode (an overwritten buffer) all
- * records are long.  A PERF_DTL_REC_PAD slot, where a long record would
+ * has only what does not follow from the record before it.  The first
+ * record after a header is long, so a decoder can start at any AUX
+ * transaction; in snapshot mode (an overwritten buffer) all records are
+ * long.  A PERF_DTL_REC_PAD slot, where a long record would
  * straddle the end of the buffer, is skipped.
- *
- * The PMU's sysfs "identifier" names the newest format it writes:
- * "dtl-<PERF_DTL_FORMAT_VERSION>".
  *
  * This header is shared by the kernel and perf (tools/include/uapi has a
  * copy that must stay identical).
@@ -33,9 +40,13 @@
 
 #define PERF_DTL_FORMAT_ENTRY		1
 #define PERF_DTL_FORMAT_COMPACT	2
-#define PERF_DTL_FORMAT_VERSION	PERF_DTL_FORMAT_COMPACT
 #define PERF_DTL_ENTRY_SIZE		64
 #define PERF_DTL_SLOT_SIZE		32
+#define PERF_DTL_HEADER_SIZE		64
+#define PERF_DTL_HEADER_INTERVAL	4096
+#define PERF_DTL_MAGIC			0x444c5448	/* "DTLH" */
+/* struct perf_dtl_header::kind: where a record of format 1 has its kind */
+#define PERF_DTL_HEADER_KIND		0xff
 
 /**
  * enum perf_dtl_kind - why the outgoing task left the CPU, or what else a
@@ -149,6 +160,7 @@ struct perf_dtl_entry {
 #define PERF_DTL_REC_LONG		0x40	/* struct perf_dtl_long, 2 slots */
 #define PERF_DTL_REC_SHORT		0x80	/* struct perf_dtl_short, 1 slot */
 #define PERF_DTL_REC_PAD		0xc0	/* 1 slot, nothing in it */
+#define PERF_DTL_REC_HEADER		0x00	/* struct perf_dtl_header */
 #define PERF_DTL_REC_KIND_MASK	0x0f	/* bits 4-5 are 0 */
 
 /**
@@ -262,6 +274,38 @@ struct perf_dtl_short {
 	};
 };
 
+/**
+ * struct perf_dtl_header - what the records after it are
+ *
+ * A header stands out in either format: its first byte, where a record of
+ * format 2 has its form, is PERF_DTL_REC_HEADER, which no record has; and
+ * its @kind, where a record of format 1 has its kind, is
+ * PERF_DTL_HEADER_KIND, no record's kind.  It is PERF_DTL_HEADER_SIZE
+ * bytes, so that records stay 64-byte aligned where they are all 64
+ * bytes long (format 1 and snapshot mode); in format 2 a PAD slot comes
+ * before one that would straddle the end of the buffer.
+ *
+ * @rec:	PERF_DTL_REC_HEADER
+ * @format:	PERF_DTL_FORMAT_* of the records after it, up to the next
+ *		header
+ * @size:	bytes of the header, PERF_DTL_HEADER_SIZE or, from a newer
+ *		kernel, more (a multiple of PERF_DTL_SLOT_SIZE): the records
+ *		begin @size bytes after it
+ * @magic:	PERF_DTL_MAGIC in the byte order of the records
+ * @reserved:	0; readers ignore it
+ * @kind:	PERF_DTL_HEADER_KIND
+ * @reserved2:	0; readers ignore it
+ */
+struct perf_dtl_header {
+	__u8	rec;
+	__u8	format;
+	__u16	size;
+	__u32	magic;
+	__u8	reserved[52];
+	__u8	kind;
+	__u8	reserved2[3];
+};
+
 /*
  * attr.config of a dtl event: config:0-7 selects the event, 0 being the
  * trace event; for it config:8-15 is a mask of (1 << PERF_DTL_KIND_*) to log (0:
@@ -269,7 +313,9 @@ struct perf_dtl_short {
  * PERF_DTL_FORMAT_ENTRY rather than PERF_DTL_FORMAT_COMPACT, and
  * config1:0-31 is a minimum wait in microseconds (only dispatches that
  * waited at least that long are logged).  attr.sample_period
- * of a trace event is the poll interval in ns (0: the default).
+ * of a trace event is the poll interval in ns, which it must have (perf
+ * gives PERF_DTL_POLL_DEFAULT_NS); a trace event opened without one, to
+ * count, fails with EOPNOTSUPP.
  */
 #define PERF_DTL_CONFIG_EVENT_MASK	0xffULL
 #define PERF_DTL_CONFIG_KINDS_SHIFT	8

@@ -6,7 +6,10 @@
  * formats of include/uapi/linux/perf_dtl.h: 64-byte struct perf_dtl_entry
  * records (format 1), or the compact format 2, whose short records say
  * only what does not follow from the record before them; both decode into
- * a struct perf_dtl_entry.  A record that does not make sense -- an
+ * a struct perf_dtl_entry.  A struct perf_dtl_header begins every AUX
+ * transaction and names the format and, by its magic, the byte order of
+ * the records after it; records of a format this decoder does not know
+ * are skipped up to the next header.  A record that does not make sense -- an
  * unknown kind or form, a CPU other than its stream's or beyond the
  * recording machine's, time going backwards on a CPU, a short record with
  * no record before it to follow from -- is reported and skipped, never
@@ -15,6 +18,7 @@
  * increasing sequence numbers, so the ones seen already are dropped.
  */
 #include <byteswap.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -198,46 +202,106 @@ static int dtl_from_short(struct dtl_decoder *d, const struct perf_dtl_short *r,
 }
 
 /*
- * The compact format's record at *@pos, skipping PAD slots: 1, 0 or -1
- * as dtl_decoder_next().  d->cur_size gets its size.
+ * The compact format's record at *@pos (not a PAD slot nor a header): 1,
+ * 0 or -1 as dtl_decoder_next().  d->cur_size gets its size.
  */
 static int dtl_read_compact(struct dtl_decoder *d, const unsigned char *buf,
 			    size_t len, size_t *pos, struct perf_dtl_entry *e)
 {
-	while (1) {
-		size_t at = *pos;
-		union {
-			struct perf_dtl_long	l;
-			struct perf_dtl_short	s;
-		} r;
-		unsigned int form;
+	size_t at = *pos;
+	union {
+		struct perf_dtl_long	l;
+		struct perf_dtl_short	s;
+	} r;
+	unsigned int form = buf[at] & PERF_DTL_REC_FORM_MASK;
 
-		if (at > len || len - at < PERF_DTL_SLOT_SIZE)
-			return 0;
-		d->cur_size = PERF_DTL_SLOT_SIZE;
-		form = buf[at] & PERF_DTL_REC_FORM_MASK;
-		if (!form || (buf[at] & ~(PERF_DTL_REC_FORM_MASK | PERF_DTL_REC_KIND_MASK)))
-			return dtl_corrupt(d, pos, at, "unknown record form", buf[at]);
-		if (form == PERF_DTL_REC_PAD) {
-			d->pads++;
-			*pos = at + PERF_DTL_SLOT_SIZE;
-			continue;
-		}
-		if (form == PERF_DTL_REC_SHORT) {
-			memcpy(&r.s, buf + at, sizeof(r.s));
-			if (d->swap)
-				dtl_short_swap(&r.s);
-			return dtl_from_short(d, &r.s, e, pos, at);
-		}
-		d->cur_size = PERF_DTL_ENTRY_SIZE;
-		if (len - at < PERF_DTL_ENTRY_SIZE)
-			return 0;
-		memcpy(&r.l, buf + at, sizeof(r.l));
+	d->cur_size = PERF_DTL_SLOT_SIZE;
+	if (buf[at] & ~(PERF_DTL_REC_FORM_MASK | PERF_DTL_REC_KIND_MASK))
+		return dtl_corrupt(d, pos, at, "unknown record form", buf[at]);
+	if (form == PERF_DTL_REC_SHORT) {
+		memcpy(&r.s, buf + at, sizeof(r.s));
 		if (d->swap)
-			dtl_long_swap(&r.l);
-		dtl_from_long(&r.l, e);
-		return 1;
+			dtl_short_swap(&r.s);
+		return dtl_from_short(d, &r.s, e, pos, at);
 	}
+	d->cur_size = PERF_DTL_ENTRY_SIZE;
+	if (len - at < PERF_DTL_ENTRY_SIZE)
+		return 0;
+	memcpy(&r.l, buf + at, sizeof(r.l));
+	if (d->swap)
+		dtl_long_swap(&r.l);
+	dtl_from_long(&r.l, e);
+	return 1;
+}
+
+/*
+ * Is there a header at @b (@avail bytes)?  It says so where a record of
+ * d->format has its form (format 2) or its kind (format 1).  In a format
+ * this decoder does not know, its magic says so too.
+ */
+static bool dtl_is_header(const struct dtl_decoder *d, const unsigned char *b,
+			  size_t avail)
+{
+	const size_t kind = offsetof(struct perf_dtl_header, kind);
+	unsigned int magic;
+
+	if (d->format == PERF_DTL_FORMAT_COMPACT)
+		return b[0] == PERF_DTL_REC_HEADER;
+	if (avail < PERF_DTL_HEADER_SIZE || b[kind] != PERF_DTL_HEADER_KIND)
+		return false;
+	if (d->format == PERF_DTL_FORMAT_ENTRY)
+		return true;
+	memcpy(&magic, b + offsetof(struct perf_dtl_header, magic), sizeof(magic));
+	return b[0] == PERF_DTL_REC_HEADER &&
+	       (magic == PERF_DTL_MAGIC || magic == bswap_32(PERF_DTL_MAGIC));
+}
+
+/*
+ * The header at *@pos: 1 when read, 0 when it is not whole, -1 when it is
+ * corrupt or names a format this decoder does not know (records up to the
+ * next header are then skipped).
+ */
+static int dtl_read_header(struct dtl_decoder *d, const unsigned char *buf,
+			   size_t len, size_t *pos)
+{
+	size_t at = *pos;
+	struct perf_dtl_header h;
+	unsigned int size;
+	bool swap;
+
+	d->cur_size = d->format == PERF_DTL_FORMAT_ENTRY ? PERF_DTL_ENTRY_SIZE :
+							   PERF_DTL_SLOT_SIZE;
+	if (len - at < PERF_DTL_HEADER_SIZE)
+		return 0;
+	memcpy(&h, buf + at, sizeof(h));
+	if (h.magic == PERF_DTL_MAGIC)
+		swap = false;
+	else if (h.magic == bswap_32(PERF_DTL_MAGIC))
+		swap = true;
+	else
+		return dtl_corrupt(d, pos, at, "a header with magic", h.magic);
+	/* With the magic, a header: skip all of it if it is not right. */
+	d->cur_size = PERF_DTL_HEADER_SIZE;
+	size = swap ? bswap_16(h.size) : h.size;
+	if (h.rec != PERF_DTL_REC_HEADER || h.kind != PERF_DTL_HEADER_KIND ||
+	    size < PERF_DTL_HEADER_SIZE || size % PERF_DTL_SLOT_SIZE)
+		return dtl_corrupt(d, pos, at, "a header of size", size);
+	if (len - at < size)
+		return 0;
+	*pos = at + size;
+	d->headers++;
+	d->swap = swap;
+	d->format = h.format;
+	/* The first record after a header is long. */
+	d->c_valid = false;
+	d->c_have_next = false;
+	if (dtl_format_known(h.format))
+		return 1;
+	snprintf(d->err, sizeof(d->err),
+		 "header at offset %zu: records of format %u, which this perf does not decode (it decodes %d and %d), skipped",
+		 at, h.format, PERF_DTL_FORMAT_ENTRY, PERF_DTL_FORMAT_COMPACT);
+	d->corrupt++;
+	return -1;
 }
 
 int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
@@ -248,15 +312,38 @@ int dtl_decoder_next(struct dtl_decoder *d, const void *buf, size_t len,
 	size_t at;
 	int ret;
 
+	/* Headers, PAD slots and records of a format not known. */
+	while (1) {
+		const unsigned char *b = (const unsigned char *)buf + *pos;
+
+		at = *pos;
+		if (at > len || len - at < PERF_DTL_SLOT_SIZE)
+			return 0;
+		if (dtl_is_header(d, b, len - at)) {
+			ret = dtl_read_header(d, buf, len, pos);
+			if (ret <= 0)
+				return ret;
+			continue;
+		}
+		if (!dtl_format_known(d->format)) {
+			d->unknown_format += PERF_DTL_SLOT_SIZE;
+			*pos = at + PERF_DTL_SLOT_SIZE;
+			continue;
+		}
+		if (d->format != PERF_DTL_FORMAT_COMPACT ||
+		    (b[0] & PERF_DTL_REC_FORM_MASK) != PERF_DTL_REC_PAD)
+			break;
+		d->pads++;
+		*pos = at + PERF_DTL_SLOT_SIZE;
+	}
+
 	if (d->format == PERF_DTL_FORMAT_COMPACT) {
 		ret = dtl_read_compact(d, buf, len, pos, e);
 		if (ret <= 0)
 			return ret;
-		at = *pos;
 	} else {
-		at = *pos;
 		d->cur_size = PERF_DTL_ENTRY_SIZE;
-		if (at > len || len - at < PERF_DTL_ENTRY_SIZE)
+		if (len - at < PERF_DTL_ENTRY_SIZE)
 			return 0;
 		memcpy(e, (const char *)buf + at, sizeof(*e));
 		if (d->swap)

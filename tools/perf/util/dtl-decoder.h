@@ -13,7 +13,11 @@
 /* Decoding state of one stream of records (one CPU's, or one task's). */
 struct dtl_decoder {
 	int			cpu;		/* the stream's CPU, or -1 */
-	unsigned int		format;		/* PERF_DTL_FORMAT_* */
+	/*
+	 * PERF_DTL_FORMAT_* of the records: until the stream's first
+	 * header, the one perf asked the kernel for; then the header's.
+	 */
+	unsigned int		format;
 	unsigned int		nr_cpus;	/* CPUs of the recording machine, 0: not known */
 	bool			swap;		/* recorded with the other byte order */
 	unsigned long long	last_time;	/* of the last switch record */
@@ -23,6 +27,9 @@ struct dtl_decoder {
 	unsigned long long	records;	/* decoded */
 	unsigned long long	lost;		/* reported by LOST records */
 	unsigned long long	corrupt;	/* skipped */
+	unsigned long long	headers;	/* struct perf_dtl_header read */
+	/* Bytes skipped: records of a format this decoder does not know. */
+	unsigned long long	unknown_format;
 	unsigned long long	unknown_flags;	/* records with flags of a newer kernel */
 	unsigned int		cur_unknown_flags; /* ... in the record just read */
 	unsigned int		cur_size;	/* bytes of the record just read */
@@ -48,11 +55,14 @@ bool dtl_format_known(unsigned long long format);
 void dtl_decoder_init(struct dtl_decoder *d, int cpu, unsigned int format);
 
 /*
- * The record at *@pos of @buf (@len bytes) into @e, whichever format
- * d->format is.  Returns 1 for a record (the caller moves on with
- * dtl_decoder_consume()), 0 when no whole record is left, -1 for a
- * corrupt record, which is skipped (*@pos moves past it) and described in
- * d->err, -2 for a record of a CPU's stream already seen (snapshots
+ * The record at *@pos of @buf (@len bytes) into @e, in the format that
+ * the last header before it named (d->format before the first).  Headers
+ * are read on the way, and so is their magic's byte order.  Returns 1 for
+ * a record (the caller moves on with dtl_decoder_consume()), 0 when no
+ * whole record is left, -1 for a corrupt record, which is skipped (*@pos
+ * moves past it) and described in d->err, or for a header of a format
+ * this decoder does not know (what follows it is skipped up to the next
+ * header), -2 for a record of a CPU's stream already seen (snapshots
  * overlap), skipped too.  PAD slots are skipped.  Flags this decoder does
  * not know are cleared and counted in d->unknown_flags: a newer kernel may
  * add flags, and the record is still good.

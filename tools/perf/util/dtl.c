@@ -53,7 +53,12 @@ struct dtl {
 	u64			sample_id;
 	u64			sample_type;	/* of the synthesized event */
 	unsigned int		nr_cpus;	/* of the recording machine, 0: not known */
-	unsigned int		format;		/* of its records: PERF_DTL_FORMAT_* */
+	/*
+	 * PERF_DTL_FORMAT_* that perf asked the kernel for: the records'
+	 * until a stream's first header, which names theirs (recordings
+	 * made before headers have none).
+	 */
+	unsigned int		format;
 	bool			synth;		/* deliver samples */
 	bool			inject;		/* ... as whole events (perf inject) */
 	u64			aux_partial;	/* dtl's AUX records flagged PARTIAL */
@@ -146,8 +151,7 @@ static void dtl_dump(struct dtl *dtl, const unsigned char *buf, size_t len)
 	dec.swap = dtl->session->header.needs_swap;
 	printf(".\n");
 	color_fprintf(stdout, color,
-		      ". ... DTL data: size %zu bytes, format %u\n", len,
-		      dtl->format);
+		      ". ... DTL data: size %zu bytes\n", len);
 	while ((ret = dtl_decoder_next(&dec, buf, len, &pos, &e))) {
 		if (ret == -1)
 			color_fprintf(stdout, PERF_COLOR_RED, ". ... %s\n",
@@ -165,6 +169,14 @@ static void dtl_dump(struct dtl *dtl, const unsigned char *buf, size_t len)
 		color_fprintf(stdout, PERF_COLOR_RED,
 			      ". ... %zu trailing bytes: not a whole record\n",
 			      len - pos);
+	color_fprintf(stdout, color,
+		      ". ... %llu header(s); format %u, %s byte order\n",
+		      dec.headers, dec.format,
+		      dec.swap ? "the other" : "this machine's");
+	if (dec.unknown_format)
+		color_fprintf(stdout, PERF_COLOR_RED,
+			      ". ... %llu bytes of records in a format this perf does not decode\n",
+			      dec.unknown_format);
 }
 
 static struct dtl_queue *dtl_alloc_queue(struct dtl *dtl, unsigned int nr)
@@ -534,6 +546,10 @@ static int dtl_flush(struct perf_session *session,
 		if (dq && dq->dec.unknown_flags)
 			pr_warning("dtl: cpu %d: %llu records have flags this perf does not know (a newer kernel's): ignored\n",
 				   dq->dec.cpu, dq->dec.unknown_flags);
+		if (dq && dq->dec.unknown_format)
+			pr_warning("dtl: cpu %d: %llu bytes of records in format %u, which this perf does not decode (a newer kernel's): skipped\n",
+				   dq->dec.cpu, dq->dec.unknown_format,
+				   dq->dec.format);
 	}
 	return 0;
 }
@@ -707,7 +723,7 @@ err_free:
 struct dtl_recording {
 	struct auxtrace_record	itr;
 	struct perf_pmu		*pmu;
-	unsigned int		format;		/* the trace event's */
+	unsigned int		format;		/* the trace event asks for */
 };
 
 static size_t dtl_info_priv_size(struct auxtrace_record *itr __maybe_unused,
@@ -813,13 +829,7 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 		evsel->core.attr.freq = 0;
 		if (opts->user_interval == ULLONG_MAX)
 			evsel->core.attr.sample_period = PERF_DTL_POLL_DEFAULT_NS;
-		/*
-		 * dtl/full/ asks for the 64-byte records of format 1, which
-		 * a kernel whose default format is newer than this perf's
-		 * still writes: ask for them there too.
-		 */
-		if (dr->format > PERF_DTL_FORMAT_VERSION)
-			evsel->core.attr.config |= PERF_DTL_CONFIG_FULL;
+		/* dtl/full/ asks for the 64-byte records of format 1. */
 		if (evsel->core.attr.config & PERF_DTL_CONFIG_FULL)
 			dr->format = PERF_DTL_FORMAT_ENTRY;
 		evsel->needs_auxtrace_mmap = true;
@@ -969,13 +979,7 @@ struct auxtrace_record *dtl_recording_init(struct evlist *evlist, int *err)
 		return NULL;
 	}
 	dr->pmu = pmu;
-	/*
-	 * The newest format the kernel writes, from its "dtl-<format>"
-	 * identifier: a kernel that wrote only format 1 says "dtl-1".
-	 */
-	if (perf_pmu__scan_file(pmu, "identifier", "dtl-%u", &dr->format) != 1 ||
-	    dr->format < PERF_DTL_FORMAT_ENTRY)
-		dr->format = PERF_DTL_FORMAT_ENTRY;
+	dr->format = PERF_DTL_FORMAT_COMPACT;
 	dr->itr.recording_options = dtl_recording_options;
 	dr->itr.info_priv_size = dtl_info_priv_size;
 	dr->itr.info_fill = dtl_info_fill;

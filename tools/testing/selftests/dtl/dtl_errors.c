@@ -151,7 +151,14 @@ FIXTURE_VARIANT_ADD(bad, trace_config1_high)
 FIXTURE_VARIANT_ADD(bad, trace_exclude_idle)
 {
 	.what = "exclude_idle on a trace event", .err = EOPNOTSUPP,
-	.config = TRACE, .exclude = 4, .cpu = -1,
+	.config = TRACE, .exclude = 4, .period = 10000000, .cpu = -1,
+};
+
+/* perf stat -e dtl/dispatch/, meant as dtl/dispatches/ */
+FIXTURE_VARIANT_ADD(bad, trace_to_count)
+{
+	.what = "a trace event opened to count (no sample period)",
+	.err = EOPNOTSUPP, .config = 0x200, .cpu = -1,
 };
 
 FIXTURE_VARIANT_ADD(bad, cpu_out_of_range)

@@ -327,6 +327,7 @@ TEST(attach_threads_shared_buffer)
 					.size = sizeof(struct perf_event_attr),
 					.type = dtl_pmu_type(),
 					.config = PERF_DTL_EVENT_TRACE,
+					.sample_period = PERF_DTL_POLL_DEFAULT_NS,
 					.disabled = 1 }, sh->tid[k], c, -1, 0);
 			ASSERT_GE(fds[c][k], 0);
 			ASSERT_EQ(0, ioctl(fds[c][k], PERF_EVENT_IOC_SET_OUTPUT,
@@ -670,6 +671,7 @@ TEST(two_events_one_buffer)
 				.size = sizeof(struct perf_event_attr),
 				.type = dtl_pmu_type(),
 				.config = PERF_DTL_EVENT_TRACE,
+				.sample_period = PERF_DTL_POLL_DEFAULT_NS,
 				.disabled = 1 }, pid, c, -1, 0);
 		ASSERT_GE(fds[c], 0);
 		ASSERT_EQ(0, ioctl(fds[c], PERF_EVENT_IOC_SET_OUTPUT, t[c].fd));

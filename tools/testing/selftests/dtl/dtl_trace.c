@@ -467,6 +467,106 @@ TEST(compact_matches_full)
 	dtl_trace_close(&f);
 }
 
+/*
+ * The AUX transactions of @t (its PERF_RECORD_AUX records) that are not
+ * empty, in *@count, those that begin with a header of @format in
+ * *@headers, and in *@bad those that break the rule: a header begins the
+ * first transaction and those that begin PERF_DTL_HEADER_INTERVAL bytes
+ * or more after the last header, and no other; and a transaction holds
+ * more than its header.  The buffer must not have wrapped.
+ */
+static void trace_aux_headers(struct dtl_trace_buf *t, int format,
+			      unsigned int *count, unsigned int *headers,
+			      unsigned int *bad)
+{
+	uint64_t head = __atomic_load_n(&t->pc->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = t->pc->data_tail, last = 0;
+	char *data = (char *)t->pc + t->pc->data_offset;
+	uint64_t size = t->pc->data_size, rec[4];
+	struct perf_event_header h;
+	int due, has;
+	size_t i;
+
+	*count = *headers = *bad = 0;
+	for (; tail < head; tail += h.size) {
+		memcpy(&h, data + tail % size, sizeof(h));
+		if (!h.size)
+			break;
+		if (h.type != PERF_RECORD_AUX || h.size < sizeof(rec))
+			continue;
+		for (i = 0; i < sizeof(rec); i++)
+			((char *)rec)[i] = data[(tail + i) % size];
+		/* header, offset, size, flags */
+		if (!rec[2])
+			continue;
+		if (rec[1] + rec[2] > t->aux_size) {
+			(*bad)++;
+			continue;
+		}
+		due = !*count || rec[1] - last >= PERF_DTL_HEADER_INTERVAL;
+		has = dtl_header_check((char *)t->aux + rec[1], rec[2]) == format;
+		if (has != due || (has && rec[2] <= PERF_DTL_HEADER_SIZE)) {
+			if (!*bad)
+				fprintf(stderr, "# AUX at %llu: header %d, due %d, %llu bytes\n",
+					(unsigned long long)rec[1], has, due,
+					(unsigned long long)rec[2]);
+			(*bad)++;
+		}
+		if (has) {
+			(*headers)++;
+			last = rec[1];
+		}
+		(*count)++;
+	}
+}
+
+/*
+ * The stream describes itself: a header names the format of the records
+ * after it (2 by default, 1 for dtl/all,full/) and has the magic in this
+ * machine's byte order.  One begins the first AUX transaction, then one
+ * every PERF_DTL_HEADER_INTERVAL bytes; short polls make many small
+ * transactions, most of them without.
+ */
+TEST(stream_header)
+{
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 20 };
+	static const uint64_t configs[] = {
+		PERF_DTL_EVENT_TRACE,
+		PERF_DTL_EVENT_TRACE | PERF_DTL_CONFIG_FULL,
+	};
+	unsigned int c, naux, nhdr, bad, burst;
+	struct dtl_trace_buf t;
+	uint64_t bytes;
+	size_t n;
+
+	for (c = 0; c < 2; c++) {
+		int format = c ? PERF_DTL_FORMAT_ENTRY : PERF_DTL_FORMAT_COMPACT;
+
+		ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, configs[c], 0,
+					    PERF_DTL_POLL_MIN_NS, 0, 256));
+		ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+		for (burst = 0; burst < 10; burst++) {
+			ASSERT_EQ(0, pingpong_run(&pp));
+			usleep(2000);
+		}
+		ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
+		bytes = __atomic_load_n(&t.pc->aux_head, __ATOMIC_ACQUIRE);
+		ASSERT_LT(bytes, t.aux_size);
+		trace_aux_headers(&t, format, &naux, &nhdr, &bad);
+		n = dtl_trace_take(&t, recs, MAX_RECORDS);
+		TH_LOG("format %d: %zu records, %llu bytes, %u AUX records, %u headers, %u bad",
+		       format, n, (unsigned long long)bytes, naux, nhdr, bad);
+		EXPECT_EQ(0, bad);
+		EXPECT_GE(naux, 2);
+		EXPECT_GE(nhdr, 1);
+		EXPECT_LT(nhdr, naux);
+		EXPECT_EQ(nhdr, t.st.headers);
+		EXPECT_EQ(0, t.bad);
+		EXPECT_GE(n, 2 * 10 * pp.rounds);
+		dtl_trace_close(&t);
+	}
+}
+
 static int by_seq(const void *a, const void *b)
 {
 	const struct perf_dtl_entry *x = a, *y = b;
@@ -527,7 +627,9 @@ TEST(aux_record_per_period)
  * PERF_EVENT_IOC_SET_OUTPUT ("perf record -a -e dtl/all/ -e dtl/all/"):
  * perf allows one open AUX transaction per buffer, so neither may keep
  * its own open while the other writes.  Every record reaches the buffer
- * twice, once for each event.
+ * twice, once for each event.  The second event asks for the other
+ * format: each transaction that follows one of the other event's begins
+ * with a header, which the reader follows.
  */
 TEST(two_cpu_events_one_buffer)
 {
@@ -542,7 +644,7 @@ TEST(two_cpu_events_one_buffer)
 	fd = sys_perf_event_open(&(struct perf_event_attr){
 			.size = sizeof(struct perf_event_attr),
 			.type = dtl_pmu_type(),
-			.config = PERF_DTL_EVENT_TRACE,
+			.config = PERF_DTL_EVENT_TRACE | PERF_DTL_CONFIG_FULL,
 			.sample_period = 3000000,
 			.disabled = 1 }, -1, pp.cpu, -1, 0);
 	ASSERT_GE(fd, 0);
@@ -558,6 +660,8 @@ TEST(two_cpu_events_one_buffer)
 	n = dtl_trace_take(&t, recs, MAX_RECORDS);
 	ASSERT_LT(n, MAX_RECORDS);
 	ASSERT_GT(n, 0);
+	EXPECT_EQ(0, t.bad);
+	EXPECT_GT(t.st.headers, 2);
 	for (i = 0; i < n; i++) {
 		ASSERT_NE(PERF_DTL_KIND_LOST, recs[i].kind)
 			TH_LOG("lost %llu, lapped %llu",
@@ -582,9 +686,10 @@ TEST(two_cpu_events_one_buffer)
 		}
 	}
 	ASSERT_GT(twice, 0);
-	TH_LOG("%zu records, seq %llu..%llu, %llu..%llu twice (%llu)", n,
-	       (unsigned long long)recs[0].seq,
-	       (unsigned long long)recs[n - 1].seq, lo, hi, twice);
+	TH_LOG("%zu records, seq %llu..%llu, %llu..%llu twice (%llu); %llu headers",
+	       n, (unsigned long long)recs[0].seq,
+	       (unsigned long long)recs[n - 1].seq, lo, hi, twice,
+	       (unsigned long long)t.st.headers);
 	EXPECT_EQ(hi - lo + 1, twice);
 	EXPECT_GE(twice, 6 * pp.rounds);
 	close(fd);
@@ -1262,6 +1367,58 @@ TEST(no_aux_buffer_told)
 	close(kmsg);
 	EXPECT_EQ(2, told);
 	EXPECT_EQ(0, dtl_hook_users());
+}
+
+/*
+ * A reader that reads its full buffer only after the event stopped for
+ * good: the records lost since the last LOST record that fitted are
+ * counted in the kernel log when the event is closed.  Every switch of
+ * the ping-pong (two a round) is delivered, or counted in a LOST record,
+ * or in the log.
+ */
+TEST(loss_told_at_close)
+{
+	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 2000 };
+	unsigned long long told = 0, lost = 0;
+	const char *msg = " records lost that no LOST record reports";
+	struct dtl_trace_buf t;
+	char buf[8192], *p;
+	size_t n, i, got = 0;
+	int kmsg;
+	ssize_t r;
+
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kmsg < 0)
+		SKIP(return, "cannot read /dev/kmsg: %s", strerror(errno));
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0,
+				    1000000, 0, 2));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pingpong_run(&pp));
+	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
+	n = dtl_trace_take(&t, recs, MAX_RECORDS);
+	for (i = 0; i < n; i++) {
+		if (recs[i].kind == PERF_DTL_KIND_LOST)
+			lost += recs[i].lost + recs[i].lapped;
+		else
+			got++;
+	}
+	dtl_trace_close(&t);
+	while ((r = read(kmsg, buf, sizeof(buf) - 1)) > 0) {
+		buf[r] = '\0';
+		p = strstr(buf, msg);
+		if (!p)
+			continue;
+		while (p > buf && p[-1] >= '0' && p[-1] <= '9')
+			p--;
+		told += strtoull(p, NULL, 10);
+	}
+	close(kmsg);
+	TH_LOG("%zu records delivered, %llu counted in LOST records, %llu in the kernel log",
+	       got, lost, told);
+	EXPECT_EQ(0, t.bad);
+	EXPECT_GT(told, 0);
+	EXPECT_GE(got + lost + told, 2ULL * pp.rounds);
 }
 
 TEST_HARNESS_MAIN

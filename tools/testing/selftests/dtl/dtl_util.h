@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <linux/perf_dtl.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,8 +191,35 @@ struct dtl_stream {
 	uint16_t cpu;
 	uint32_t next_pid, next_tid;
 	uint64_t seq, time;
-	uint64_t shorts, longs, pads;	/* decoded */
+	uint64_t shorts, longs, pads, headers;	/* decoded */
 };
+
+/*
+ * The struct perf_dtl_header at @p (@avail bytes): the format it names (1
+ * or 2), 0 if it is not whole, -1 if it is not a header of this kernel in
+ * this machine's byte order, or its reserved bytes are not 0.
+ */
+static inline int dtl_header_check(const void *p, size_t avail)
+{
+	struct perf_dtl_header h;
+	size_t i;
+
+	if (avail < sizeof(h))
+		return 0;
+	memcpy(&h, p, sizeof(h));
+	if (h.rec != PERF_DTL_REC_HEADER || h.size != PERF_DTL_HEADER_SIZE ||
+	    h.magic != PERF_DTL_MAGIC || h.kind != PERF_DTL_HEADER_KIND ||
+	    (h.format != PERF_DTL_FORMAT_ENTRY &&
+	     h.format != PERF_DTL_FORMAT_COMPACT))
+		return -1;
+	for (i = 0; i < sizeof(h.reserved); i++)
+		if (h.reserved[i])
+			return -1;
+	for (i = 0; i < sizeof(h.reserved2); i++)
+		if (h.reserved2[i])
+			return -1;
+	return h.format;
+}
 
 /*
  * Decode the record of @st at @p, with @avail bytes left, into @e.  Returns
@@ -208,6 +236,20 @@ static inline int dtl_stream_decode(struct dtl_stream *st, const void *p,
 	*got = 1;
 	if (avail < PERF_DTL_SLOT_SIZE)
 		return 0;
+	if (b[0] == PERF_DTL_REC_HEADER) {
+		int ret = dtl_header_check(p, avail);
+
+		if (ret <= 0)
+			return ret;
+		if (ret != PERF_DTL_FORMAT_COMPACT)
+			return -1;
+		/* The record after a header is long. */
+		*got = 0;
+		st->headers++;
+		st->valid = 0;
+		st->have_next = 0;
+		return PERF_DTL_HEADER_SIZE;
+	}
 	if (b[0] & ~(PERF_DTL_REC_FORM_MASK | PERF_DTL_REC_KIND_MASK) ||
 	    (b[0] & PERF_DTL_REC_FORM_MASK) == 0)
 		return -1;
@@ -297,16 +339,17 @@ struct dtl_trace_buf {
 	size_t rb_size;
 	void *aux;
 	size_t aux_size;
-	int full;		/* PERF_DTL_FORMAT_ENTRY records */
+	int full;		/* PERF_DTL_FORMAT_ENTRY records, as the last header said */
 	struct dtl_stream st;	/* else the compact format's */
 	unsigned long bad;	/* records that did not decode */
 };
 
 /*
  * Open a trace event (disabled) with attr.config @config, config1 @config1
- * (min_wait_us), sample period @period (the poll interval, 0: default) and
- * inherit @inherit, and map a ring buffer and an AUX buffer of @aux_pages
- * pages (none if 0).  Returns 0 or -errno; dtl_trace_close() in any case.
+ * (min_wait_us), sample period @period (the poll interval; 0: perf's
+ * default, PERF_DTL_POLL_DEFAULT_NS, for a trace event) and inherit
+ * @inherit, and map a ring buffer and an AUX buffer of @aux_pages pages
+ * (none if 0).  Returns 0 or -errno; dtl_trace_close() in any case.
  */
 static inline int dtl_trace_open(struct dtl_trace_buf *t, pid_t pid, int cpu,
 				 uint64_t config, uint64_t config1,
@@ -323,6 +366,8 @@ static inline int dtl_trace_open(struct dtl_trace_buf *t, pid_t pid, int cpu,
 	attr.config = config;
 	attr.config1 = config1;
 	attr.sample_period = period;
+	if (!period && !(config & PERF_DTL_CONFIG_EVENT_MASK))
+		attr.sample_period = PERF_DTL_POLL_DEFAULT_NS;
 	attr.disabled = 1;
 	attr.inherit = inherit;
 	t->full = !!(config & PERF_DTL_CONFIG_FULL);
@@ -357,9 +402,9 @@ static inline void dtl_trace_close(struct dtl_trace_buf *t)
 }
 
 /*
- * Take the records between aux_tail and aux_head, in either format, and
- * consume them.  A record that does not decode is skipped, counted in
- * @t->bad and reported.
+ * Take the records between aux_tail and aux_head, in the format the
+ * headers name, and consume them.  A record that does not decode is
+ * skipped, counted in @t->bad and reported.
  */
 static inline size_t dtl_trace_take(struct dtl_trace_buf *t,
 				    struct perf_dtl_entry *out, size_t max)
@@ -367,7 +412,7 @@ static inline size_t dtl_trace_take(struct dtl_trace_buf *t,
 	uint64_t head = __atomic_load_n(&t->pc->aux_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = t->pc->aux_tail;
 	size_t n = 0;
-	int len, got;
+	int len, got, hdr;
 
 	while (tail < head && n < max) {
 		const char *p = (char *)t->aux + (tail % t->aux_size);
@@ -375,6 +420,30 @@ static inline size_t dtl_trace_take(struct dtl_trace_buf *t,
 
 		if (avail > head - tail)
 			avail = head - tail;
+		/* A header, where a record of the format has its form or kind. */
+		if (t->full)
+			hdr = avail >= PERF_DTL_HEADER_SIZE &&
+			      (uint8_t)p[offsetof(struct perf_dtl_header, kind)] ==
+			      PERF_DTL_HEADER_KIND;
+		else
+			hdr = !p[0];
+		if (hdr) {
+			len = dtl_header_check(p, avail);
+			if (!len)
+				break;
+			if (len < 0) {
+				if (!t->bad++)
+					fprintf(stderr, "# AUX offset %llu: a bad header\n",
+						(unsigned long long)tail);
+			} else {
+				t->full = len == PERF_DTL_FORMAT_ENTRY;
+				t->st.headers++;
+				t->st.valid = 0;
+				t->st.have_next = 0;
+			}
+			tail += PERF_DTL_HEADER_SIZE;
+			continue;
+		}
 		if (t->full) {
 			if (avail < PERF_DTL_ENTRY_SIZE)
 				break;
