@@ -63,7 +63,7 @@ selftests: setup
 perf:
 	@$(TB)/setup.sh perf
 	@p=$$($(TB)/build-perf.sh) && echo "perf with dtl's decoder: $$p" && \
-		echo "(the runqlat dlfilter: $$(dirname $$p)/dlfilters/dlfilter-dtl-runqlat.so)"
+		echo "(its dlfilters: $$(dirname $$p)/dlfilters/dlfilter-dtl-runqlat.so, dlfilter-dtl-timeline.so)"
 
 demo: guest-module selftests perf
 	@$(TB)/demo.sh

@@ -170,7 +170,21 @@ if perf=$(DTL_PERF_ASAN=1 "$DTL_TOP/testbed/build-perf.sh"); then
 	done
 else
 	result host/perf-python 0 1 0
+	perf=
 fi
+
+# The timeline dlfilter over a seed recording: the JSON's CPU slices are
+# the records' runs, and headless Chromium renders the SVG.
+stage "host: the timeline dlfilter over a seed recording, its SVG in headless Chromium"
+tldir=$(mktemp -d)
+if [ -n "$perf" ] && ASAN_OPTIONS=detect_leaks=0 python3 "$DTL_TOP/testbed/timeline-check.py" \
+	"$perf" "$DTL_TOP/testbed/fuzz/seeds/header-cpu.data" \
+	"${perf%/*}/dlfilters/dlfilter-dtl-timeline.so" "$tldir"; then
+	result host/timeline 1 0 0
+else
+	result host/timeline 0 1 0
+fi
+rm -rf "$tldir"
 
 stage "host: module build with W=1 against $DTL_KHEADERS"
 if out=$("$DTL_TOP/testbed/build-module.sh" "$DTL_KHEADERS" "$DTL_CACHE/build/module-w1" 2>&1) &&

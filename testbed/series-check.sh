@@ -103,10 +103,11 @@ if PATH=/usr/bin:$PATH make -s -C "$tree" O="$work/docs" SPHINXDIRS=admin-guide 
 	html=$work/docs/Documentation/output/admin-guide/perf/dtl.html
 	if grep -E 'WARNING|ERROR' "$work/docs.log" | grep -E 'dtl\.rst|devices-dtl|dtl-[a-z]*\.svg'; then
 		notok "make htmldocs warns about dtl's documentation"
-	elif ! grep -q 'dtl-timeline\.svg' "$html" || ! grep -q 'dtl-datapath\.svg' "$html"; then
-		notok "make htmldocs: dtl.html lacks its figures (dtl-timeline.svg, dtl-datapath.svg)"
+	elif ! grep -q 'dtl-timeline\.svg' "$html" || ! grep -q 'dtl-datapath\.svg' "$html" ||
+	     ! grep -q 'dtl-perf-timeline\.svg' "$html"; then
+		notok "make htmldocs: dtl.html lacks its figures (dtl-timeline.svg, dtl-datapath.svg, dtl-perf-timeline.svg)"
 	else
-		ok "make SPHINXDIRS=admin-guide htmldocs: dtl.rst and its two figures without warnings"
+		ok "make SPHINXDIRS=admin-guide htmldocs: dtl.rst and its three figures without warnings"
 	fi
 else
 	tail -20 "$work/docs.log"

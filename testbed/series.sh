@@ -179,6 +179,7 @@ busy files." \
 	Documentation/admin-guide/perf/dtl.rst \
 	Documentation/admin-guide/perf/dtl-timeline.svg \
 	Documentation/admin-guide/perf/dtl-datapath.svg \
+	Documentation/admin-guide/perf/dtl-perf-timeline.svg \
 	Documentation/ABI/testing/sysfs-bus-event_source-devices-dtl
 
 am linux/0006-Documentation-MAINTAINERS-Add-the-dtl-PMU.patch
@@ -219,11 +220,16 @@ add "perf dtl: Add the dispatch trace log decoder and runqlat dlfilter" \
   buffers and decodes them with perf's auxtrace queues and a timestamp
   heap, so that the records interleave with sched:* events, and turns
   each record into a synthesized sample that carries both tasks' names;
-- dlfilter-dtl-runqlat summarizes run-queue latency per task." \
+- dlfilter-dtl-runqlat summarizes run-queue latency per task;
+- dlfilter-dtl-timeline writes the records as CPU and task tracks in the
+  Chrome trace-event JSON format (Perfetto, chrome://tracing), and as an
+  SVG picture of a short recording." \
 	tools/include/uapi/linux/perf_dtl.h \
 	tools/perf/util/dtl-decoder.c tools/perf/util/dtl-decoder.h \
 	tools/perf/util/dtl.c tools/perf/util/dtl.h \
-	tools/perf/dlfilters/dlfilter-dtl-runqlat.c
+	tools/perf/dlfilters/dlfilter-dtl.h \
+	tools/perf/dlfilters/dlfilter-dtl-runqlat.c \
+	tools/perf/dlfilters/dlfilter-dtl-timeline.c
 
 am perf/0001-perf-dtl-Record-and-decode-the-dispatch-trace-log.patch
 am perf/0002-perf-session-Keep-exited-threads-for-files-with-synt.patch

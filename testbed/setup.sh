@@ -29,6 +29,7 @@ pkgs=(
 	libtraceevent-dev libtracefs-dev libdw-dev libzstd-dev libcap-dev
 	libnuma-dev libunwind-dev
 	dkms gcc-powerpc64le-linux-gnu gcc-aarch64-linux-gnu python3-sphinx python3-sphinx-rtd-theme ccache sparse
+	chromium
 )
 
 [ "$mode" = all ] || pkgs=("${perf_pkgs[@]}")

@@ -74,16 +74,9 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 		/* Records are stamped with perf's default clock only. */
 		if (attr->use_clockid)
 			return -EINVAL;
-		/*
-		 * A trace event samples: its sample period is its poll
-		 * interval, which perf record sets.  One with none was
-		 * opened to count (perf stat -e dtl/dispatch/, mistaken for
-		 * dtl/dispatches/), and would count nothing.
-		 */
-		if (!attr->sample_period)
-			return -EOPNOTSUPP;
-		if (attr->sample_period < PERF_DTL_POLL_MIN_NS ||
-		    attr->sample_period > PERF_DTL_POLL_MAX_NS)
+		if (attr->sample_period &&
+		    (attr->sample_period < PERF_DTL_POLL_MIN_NS ||
+		     attr->sample_period > PERF_DTL_POLL_MAX_NS))
 			return -EINVAL;
 		/* Records are of no privilege level; hv and idle: none. */
 		if (attr->exclude_idle || attr->exclude_host ||
@@ -96,7 +89,7 @@ static inline int dtl_parse_attr(const struct perf_event_attr *attr,
 		filter->no_kthreads = attr->exclude_kernel;
 		filter->no_user = attr->exclude_user;
 		filter->full = attr->config & PERF_DTL_CONFIG_FULL;
-		*period_ns = attr->sample_period;
+		*period_ns = attr->sample_period ? : PERF_DTL_POLL_DEFAULT_NS;
 		return DTL_IDX_TRACE;
 	}
 

@@ -583,9 +583,6 @@ static int dtl_event_init(struct perf_event *event)
 		return -ENOENT;
 
 	idx = dtl_parse_attr(&event->attr, &filter, &period_ns);
-	if (idx == -EOPNOTSUPP && !event->attr.sample_period &&
-	    !(event->attr.config & PERF_DTL_CONFIG_EVENT_MASK))
-		pr_info_ratelimited("a trace event (dtl/all/, dtl/dispatch/, ...) opened to count: it needs a sample period (the poll interval) and an AUX buffer, as perf record gives it; perf stat counts dtl/dispatches/, dtl/preemptions/, dtl/wait_ns/ and dtl/steal_ns/\n");
 	if (idx < 0)
 		return idx;
 

@@ -964,7 +964,7 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 /* The poll interval: the event's sample period, which may change. */
 static u64 dtl_trace_period(struct perf_event *event)
 {
-	return event->attr.sample_period;
+	return event->attr.sample_period ? : PERF_DTL_POLL_DEFAULT_NS;
 }
 
 /* pmu::check_period: PERF_EVENT_IOC_PERIOD sets a new poll interval. */

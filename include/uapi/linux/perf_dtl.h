@@ -313,9 +313,7 @@ struct perf_dtl_header {
  * PERF_DTL_FORMAT_ENTRY rather than PERF_DTL_FORMAT_COMPACT, and
  * config1:0-31 is a minimum wait in microseconds (only dispatches that
  * waited at least that long are logged).  attr.sample_period
- * of a trace event is the poll interval in ns, which it must have (perf
- * gives PERF_DTL_POLL_DEFAULT_NS); a trace event opened without one, to
- * count, fails with EOPNOTSUPP.
+ * of a trace event is the poll interval in ns (0: the default).
  */
 #define PERF_DTL_CONFIG_EVENT_MASK	0xffULL
 #define PERF_DTL_CONFIG_KINDS_SHIFT	8

@@ -34,8 +34,7 @@
  * the number of tasks and dispatches (16 bytes per dispatch), not with a
  * table sized in advance.
  */
-#include <perf/perf_dlfilter.h>
-#include "../../include/uapi/linux/perf_dtl.h"
+#include "dlfilter-dtl.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +43,6 @@
 #define NR_SLOTS	32
 #define RUNS_KEPT	1024	/* per CPU, for who=TID */
 #define NSEC_PER_MSEC	1000000ULL
-#define COMM_LEN	16	/* a name in the sample's raw data */
 
 /* Filled in by perf. */
 struct perf_dlfilter_fns perf_dlfilter_fns;
@@ -415,17 +413,6 @@ static void add_dispatch(struct cpu *c, const struct perf_dtl_entry *e,
 }
 
 /* A name the sample carries after its record (empty: not known). */
-static const char *sample_comm(const struct perf_dlfilter_sample *sample,
-			       size_t off)
-{
-	const char *comm = (const char *)sample->raw_data + off;
-
-	if (sample->raw_size < off + COMM_LEN || !comm[0] ||
-	    strnlen(comm, COMM_LEN) == COMM_LEN)
-		return NULL;
-	return comm;
-}
-
 int filter_event(void *data, const struct perf_dlfilter_sample *sample,
 		 void *ctx)
 {
@@ -434,19 +421,14 @@ int filter_event(void *data, const struct perf_dlfilter_sample *sample,
 	struct cpu *c;
 
 	/* Only the summary is printed: filter out every sample. */
-	if (!sample->event || strcmp(sample->event, "dtl") ||
-	    sample->raw_size < 4 + sizeof(*e) || oom)
+	e = dtl_sample_entry(sample);
+	if (!e || oom)
 		return 1;
 
-	/*
-	 * The raw data starts with 4 bytes of padding, then the record,
-	 * then (since the names were added) the two tasks' names.
-	 */
-	e = (const struct perf_dtl_entry *)((const char *)sample->raw_data + 4);
-	prev_comm = sample_comm(sample, 4 + sizeof(*e));
-	next_comm = sample_comm(sample, 4 + sizeof(*e) + COMM_LEN);
+	prev_comm = dtl_sample_comm(sample, 0);
+	next_comm = dtl_sample_comm(sample, 1);
 	/* A sample too short for names: resolve_ip() as before. */
-	if (sample->raw_size < 4 + sizeof(*e) + 2 * COMM_LEN)
+	if (!dtl_sample_has_comms(sample))
 		next_comm = NULL;
 	else if (!next_comm)
 		next_comm = "";

@@ -23,7 +23,7 @@ trap cleanup EXIT
 
 err=0
 fail() {
-	echo "FAIL: $1"
+	echo "FAIL: $*"
 	err=1
 }
 
@@ -196,11 +196,11 @@ for fmt in compact full; do
 	grep -q 'corrupt\|not a whole\|does not decode' "$tmp/fmt.err" &&
 		fail "$ev: $(head -3 "$tmp/fmt.err")"
 	if [ "$fmt" = compact ]; then
-		[ "$formats" = "2 " ] || fail "dtl/all/: headers name format(s) '$formats', not 2"
+		[ "$formats" = "2 " ] || fail "dtl/all/: headers say format(s) $formats"
 		[ $((bytes - hdrs * 64)) -le $((nrec * 40)) ] ||
-			fail "compact: $bytes bytes for $nrec records and $hdrs headers, over 40 a record"
+			fail "compact: $bytes bytes, $nrec records, $hdrs headers"
 	else
-		[ "$formats" = "1 " ] || fail "dtl/all,full/: headers name format(s) '$formats', not 1"
+		[ "$formats" = "1 " ] || fail "dtl/all,full/: headers say format(s) $formats"
 		[ $((bytes)) -eq $(((nrec + hdrs) * 64)) ] ||
 			fail "full: $bytes bytes for $nrec records and $hdrs headers, not 64 each"
 	fi
@@ -238,7 +238,8 @@ grep -q 'dtl: cpu 0: [0-9]* records lost' "$tmp/lost.err" ||
 nl=$(sed -n 's/.* lost=\([0-9]*\) lapped=\([0-9]*\).*/\1 \2/p' "$tmp/lost.script" |
 	awk '{ s += $1 + $2 } END { print s + 0 }')
 told=$(dmesg 2>/dev/null | grep -c 'records lost that no LOST record reports')
-echo "loss: LOST records count $nl records; the kernel log told of a loss they do not count $told time(s)"
+echo "loss: LOST records count $nl records;" \
+	"the kernel log told of a loss they do not count $told time(s)"
 [ "$nl" -ge 1000 ] || [ "$told" -ge 1 ] ||
 	fail "$nl records counted lost of ~4000 switches, and no word of the rest"
 # The dlfilter lists the LOST records, the same number of records.
@@ -685,6 +686,67 @@ refused() {	# refused PATTERN OPTION...
 refused 'dtl: .*clock' -k mono
 refused 'dtl: .*-F' -F 1000
 refused 'AUX area sampling' --aux-sample=8192
+
+# 11. The timeline dlfilter: Chrome trace-event JSON (one event a line) and
+# an SVG.  Each run a record reports is a slice of its CPU's track, from
+# the switch-in to the switch-out, named by the task, and a Running slice
+# of the task's track; a CPU's slices never overlap.
+tlf=$(dirname "$dlf")/dlfilter-dtl-timeline.so
+if [ -f "$tlf" ]; then
+	perf record -q -o "$tmp/tl" -e dtl/all/ -C 0 -- \
+		taskset -c 0 perf bench sched pipe -l 300 >/dev/null 2>&1 ||
+		fail "perf record for the timeline"
+	perf script -i "$tmp/tl" --dlfilter "$tlf" --dlarg "$tmp/tl.json" \
+		--dlarg "$tmp/tl.svg" >/dev/null 2>"$tmp/tl.err" ||
+		fail "the timeline dlfilter: $(cat "$tmp/tl.err")"
+	perf script --ns -i "$tmp/tl" -F cpu,time,event,synth 2>/dev/null >"$tmp/tl.script"
+	# cpu seq tid start dur of each run, from the records...
+	# (dec(): busybox awk reads a number with a leading 0 as octal.)
+	awk 'function dec(s) { sub(/^0+/, "", s); return s + 0 }
+	/ dtl: / && / ran=/ {
+		cpu = dec(substr($1, 2, length($1) - 2))
+		t = $2; sub(/:$/, "", t); split(t, a, ".")
+		ns = dec(a[1]) * 1000000000 + dec(a[2])
+		q = $0; sub(/.* seq=/, "", q); sub(/ .*/, "", q)
+		r = $0; sub(/.* ran=/, "", r); sub(/ .*/, "", r)
+		p = $0; sub(/ ran=.*/, "", p); n = split(p, f, "/")
+		if (f[n] != 0 && r > 0)
+			printf "%d %s %s %.0f %s\n", cpu, q, f[n], ns - r, r
+	}' "$tmp/tl.script" | sort >"$tmp/tl.want"
+	# ... and from the CPUs' tracks (pid 4194304) of the JSON
+	awk -F'"' 'function dec(s) { sub(/^0+/, "", s); return s + 0 }
+	/^\{"ph":"X","pid":4194304,/ {
+		for (i = 1; i < NF - 1; i++) v[$i] = $(i + 2)
+		ts = $0; sub(/.*"ts":/, "", ts); sub(/,.*/, "", ts); split(ts, a, ".")
+		d = $0; sub(/.*"dur":/, "", d); sub(/,.*/, "", d); split(d, b, ".")
+		c = $0; sub(/.*"cpu":/, "", c); sub(/,.*/, "", c)
+		q = $0; sub(/.*"seq":/, "", q); sub(/}.*/, "", q)
+		nm = v["name"]; n = split(nm, f, ":")
+		printf "%d %s %s %.0f %.0f\n", c, q, f[n], dec(a[1]) * 1000 + dec(a[2]),
+			dec(b[1]) * 1000 + dec(b[2])
+	}' "$tmp/tl.json" | sort >"$tmp/tl.got"
+	nwant=$(wc -l <"$tmp/tl.want")
+	running=$(grep -c '"name":"Running"' "$tmp/tl.json")
+	overlaps=$(sort -k1,1n -k4,4n "$tmp/tl.got" |
+		awk '$1 == c && $4 < end { n++ } { c = $1; end = $4 + $5 } END { print n + 0 }')
+	echo "timeline: $nwant runs in the records, $(wc -l <"$tmp/tl.got") CPU slices," \
+		"$running Running slices, $overlaps overlaps; $(tr '\n' ' ' <"$tmp/tl.err")"
+	[ "$nwant" -ge 300 ] || fail "timeline: $nwant runs in the records"
+	cmp -s "$tmp/tl.want" "$tmp/tl.got" ||
+		fail "timeline: CPU slices differ from the records:" \
+			"$(diff "$tmp/tl.want" "$tmp/tl.got" | head -4 | tr '\n' ' ')"
+	[ "$running" = "$nwant" ] || fail "timeline: $running Running slices for $nwant runs"
+	[ "$overlaps" = 0 ] || fail "timeline: $overlaps slices overlap on a CPU"
+	head -1 "$tmp/tl.json" | grep -q '^{"displayTimeUnit":"ns","traceEvents":\[$' &&
+		[ "$(tail -1 "$tmp/tl.json")" = "]}" ] &&
+		! sed '1d;$d' "$tmp/tl.json" | grep -qv '^{"ph":"[MXiC]",.*}},*$' ||
+		fail "timeline: the JSON is not one event a line"
+	nrect=$(grep -c '^<rect x=' "$tmp/tl.svg")
+	grep -q '^</svg>$' "$tmp/tl.svg" && [ "$nrect" -ge "$nwant" ] ||
+		fail "timeline: the SVG has $nrect slices for $nwant runs"
+else
+	fail "no timeline dlfilter at $tlf"
+fi
 
 [ $err = 0 ] && echo "test_dtl: all checks passed"
 exit $err

@@ -154,13 +154,6 @@ FIXTURE_VARIANT_ADD(bad, trace_exclude_idle)
 	.config = TRACE, .exclude = 4, .period = 10000000, .cpu = -1,
 };
 
-/* perf stat -e dtl/dispatch/, meant as dtl/dispatches/ */
-FIXTURE_VARIANT_ADD(bad, trace_to_count)
-{
-	.what = "a trace event opened to count (no sample period)",
-	.err = EOPNOTSUPP, .config = 0x200, .cpu = -1,
-};
-
 FIXTURE_VARIANT_ADD(bad, cpu_out_of_range)
 {
 	.what = "a CPU that does not exist", .err = EINVAL, .cpu = 4096,

@@ -346,10 +346,9 @@ struct dtl_trace_buf {
 
 /*
  * Open a trace event (disabled) with attr.config @config, config1 @config1
- * (min_wait_us), sample period @period (the poll interval; 0: perf's
- * default, PERF_DTL_POLL_DEFAULT_NS, for a trace event) and inherit
- * @inherit, and map a ring buffer and an AUX buffer of @aux_pages pages
- * (none if 0).  Returns 0 or -errno; dtl_trace_close() in any case.
+ * (min_wait_us), sample period @period (the poll interval, 0: default)
+ * and inherit @inherit, and map a ring buffer and an AUX buffer of
+ * @aux_pages pages (none if 0).  Returns 0 or -errno; dtl_trace_close() in any case.
  */
 static inline int dtl_trace_open(struct dtl_trace_buf *t, pid_t pid, int cpu,
 				 uint64_t config, uint64_t config1,
@@ -366,8 +365,6 @@ static inline int dtl_trace_open(struct dtl_trace_buf *t, pid_t pid, int cpu,
 	attr.config = config;
 	attr.config1 = config1;
 	attr.sample_period = period;
-	if (!period && !(config & PERF_DTL_CONFIG_EVENT_MASK))
-		attr.sample_period = PERF_DTL_POLL_DEFAULT_NS;
 	attr.disabled = 1;
 	attr.inherit = inherit;
 	t->full = !!(config & PERF_DTL_CONFIG_FULL);
