@@ -133,9 +133,11 @@ struct dtl_trace {
 	u64			held_since;
 	/*
 	 * The open transaction has its header (nothing written before it),
-	 * or needs none.
+	 * or needs none; the bytes of it before its last header (ULONG_MAX:
+	 * it has none).
 	 */
 	bool			has_header;
+	unsigned long		hdr_mark;
 	/* The compact format: the open transaction's state. */
 	struct dtl_compact	enc;
 };
@@ -539,14 +541,15 @@ static inline unsigned long dtl_lost_room(const struct dtl_trace *t,
  * own, so that a loss in it is reported, even by the last drain before a
  * stop; and then for the header and LOST record of the next transaction,
  * so that a loss after this drain, while perf has not read the buffer
- * yet, is reported too.
+ * yet, is reported too.  That may be another event's, of the other
+ * format: the most either takes.
  */
-static inline unsigned long dtl_reserve(const struct dtl_trace *t,
-					const struct dtl_aux *aux)
+static inline unsigned long dtl_reserve(const struct dtl_aux *aux)
 {
 	if (aux->overwrite)
 		return 0;
-	return 2 * dtl_lost_room(t, aux) + PERF_DTL_HEADER_SIZE;
+	return 2 * (PERF_DTL_ENTRY_SIZE + PERF_DTL_SLOT_SIZE) +
+	       PERF_DTL_HEADER_SIZE;
 }
 
 static inline u8 dtl_trace_format(const struct dtl_trace *t)
@@ -607,9 +610,21 @@ static __always_inline unsigned int dtl_put_header(struct dtl_trace *t,
 	}
 	dtl_header_write(aux->base + (off & mask), dtl_trace_format(t));
 	t->has_header = true;
-	aux->since_header = 0;
+	t->hdr_mark = off - t->handle.head;
 	aux->format = dtl_trace_format(t);
 	return len;
+}
+
+/* The bytes of @aux since its last header, @used of them in @t's transaction. */
+static inline unsigned long dtl_since_header(const struct dtl_trace *t,
+					     const struct dtl_aux *aux,
+					     unsigned long used)
+{
+	if (t->hdr_mark != ULONG_MAX)
+		return used - t->hdr_mark;
+	if (aux->since_header == ULONG_MAX)
+		return ULONG_MAX;
+	return aux->since_header + used;
 }
 
 /*
@@ -702,8 +717,8 @@ static void dtl_trace_end_held(struct dtl_trace *t)
 {
 	if (!t->held_aux)
 		return;
-	if (t->held_aux->since_header != ULONG_MAX)
-		t->held_aux->since_header += t->held_used;
+	t->held_aux->since_header = dtl_since_header(t, t->held_aux,
+						     t->held_used);
 	perf_aux_output_end(&t->handle, t->held_used);
 	t->held_aux = NULL;
 	t->held_used = 0;
@@ -783,6 +798,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		/* A header comes first if due, then a long record. */
 		if (aux)
 			t->has_header = !dtl_needs_header(t, aux);
+		t->hdr_mark = ULONG_MAX;
 		memset(&t->enc, 0, sizeof(t->enc));
 	}
 	if (!aux) {
@@ -814,7 +830,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 
 	/* In snapshot mode the buffer is overwritten: always room. */
 	room = aux->overwrite ? ULONG_MAX : h->size - base;
-	reserve = dtl_reserve(t, aux);
+	reserve = dtl_reserve(aux);
 
 	if (t->lost || t->lapped) {
 		len = dtl_put_lost(t, aux, h->head + base, seq, room);
@@ -827,6 +843,17 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 
 		if (!dtl_filter_match(&t->filter, e, running))
 			continue;
+		/*
+		 * A snapshot may begin anywhere in an overwritten buffer: a
+		 * header every PERF_DTL_HEADER_INTERVAL bytes, also within a
+		 * transaction.
+		 */
+		if (unlikely(aux->overwrite) && t->has_header &&
+		    dtl_since_header(t, aux, base + used) >=
+		    PERF_DTL_HEADER_INTERVAL) {
+			t->has_header = false;
+			memset(&t->enc, 0, sizeof(t->enc));
+		}
 		if (unlikely(!t->has_header))
 			used += dtl_put_header(t, aux, h->head + base + used,
 					       room - used, reserve);
@@ -870,8 +897,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	}
 	if (aux->overwrite)
 		h->head += used;
-	if (aux->since_header != ULONG_MAX)
-		aux->since_header += used;
+	aux->since_header = dtl_since_header(t, aux, used);
 	perf_aux_output_end(h, used);
 	t->held_aux = NULL;
 	t->held_used = 0;

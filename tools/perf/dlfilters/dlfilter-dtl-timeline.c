@@ -421,6 +421,7 @@ static int svg_write(void)
 	f = fopen(svg_path, "w");
 	if (!f) {
 		perror(svg_path);
+		free(pos);
 		return -1;
 	}
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -441,6 +442,8 @@ static int svg_write(void)
 				fputs("&lt;", f);
 			else if (c == '&')
 				fputs("&amp;", f);
+			else if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
+				fputc('?', f);	/* not valid XML as it is */
 			else
 				fputc(c, f);
 		}
@@ -483,6 +486,9 @@ int stop(void *data, void *ctx)
 {
 	int ret = 0;
 
+	/* perf calls stop() after a start() that failed too. */
+	if (!out)
+		return 0;
 	if (svg_path && !failed && svg_write())
 		ret = -1;
 	free(svg_slices);

@@ -286,8 +286,9 @@ static int dtl_read_header(struct dtl_decoder *d, const unsigned char *buf,
 	if (h.rec != PERF_DTL_REC_HEADER || h.kind != PERF_DTL_HEADER_KIND ||
 	    size < PERF_DTL_HEADER_SIZE || size % PERF_DTL_SLOT_SIZE)
 		return dtl_corrupt(d, pos, at, "a header of size", size);
+	/* Headers and records never straddle a buffer: a lie about its size. */
 	if (len - at < size)
-		return 0;
+		return dtl_corrupt(d, pos, at, "a header longer than the data left:", size);
 	*pos = at + size;
 	d->headers++;
 	d->swap = swap;
@@ -297,6 +298,7 @@ static int dtl_read_header(struct dtl_decoder *d, const unsigned char *buf,
 	d->c_have_next = false;
 	if (dtl_format_known(h.format))
 		return 1;
+	d->unknown_format_nr = h.format;
 	snprintf(d->err, sizeof(d->err),
 		 "header at offset %zu: records of format %u, which this perf does not decode (it decodes %d and %d), skipped",
 		 at, h.format, PERF_DTL_FORMAT_ENTRY, PERF_DTL_FORMAT_COMPACT);

@@ -28,8 +28,12 @@ struct dtl_decoder {
 	unsigned long long	lost;		/* reported by LOST records */
 	unsigned long long	corrupt;	/* skipped */
 	unsigned long long	headers;	/* struct perf_dtl_header read */
-	/* Bytes skipped: records of a format this decoder does not know. */
+	/*
+	 * Bytes skipped: records of a format this decoder does not know;
+	 * the last such format.
+	 */
 	unsigned long long	unknown_format;
+	unsigned int		unknown_format_nr;
 	unsigned long long	unknown_flags;	/* records with flags of a newer kernel */
 	unsigned int		cur_unknown_flags; /* ... in the record just read */
 	unsigned int		cur_size;	/* bytes of the record just read */

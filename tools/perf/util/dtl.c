@@ -549,7 +549,7 @@ static int dtl_flush(struct perf_session *session,
 		if (dq && dq->dec.unknown_format)
 			pr_warning("dtl: cpu %d: %llu bytes of records in format %u, which this perf does not decode (a newer kernel's): skipped\n",
 				   dq->dec.cpu, dq->dec.unknown_format,
-				   dq->dec.format);
+				   dq->dec.unknown_format_nr);
 	}
 	return 0;
 }

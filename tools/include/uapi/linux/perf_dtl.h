@@ -12,10 +12,13 @@
  * reader needs nothing else to decode it.  One begins the first AUX
  * transaction (PERF_RECORD_AUX) written to a buffer, and any transaction
  * that begins PERF_DTL_HEADER_INTERVAL bytes or more after the last one,
- * or that an event of another format than the one before writes.  A
- * reader that starts at any transaction, or reads a snapshot of an
- * overwritten buffer, finds one within PERF_DTL_HEADER_INTERVAL bytes
- * and a transaction.
+ * or that an event of another format than the one before writes; in
+ * snapshot mode, where a reader may start anywhere, also before the
+ * first record PERF_DTL_HEADER_INTERVAL bytes or more after the last
+ * header, within a transaction.  A reader that starts at any transaction,
+ * or reads a snapshot of an overwritten buffer, finds one within
+ * PERF_DTL_HEADER_INTERVAL bytes and a transaction (a record, in a
+ * snapshot).
  *
  * PERF_DTL_FORMAT_ENTRY (1), with attr.config's PERF_DTL_CONFIG_FULL:
  * struct perf_dtl_entry records, PERF_DTL_ENTRY_SIZE bytes each.
@@ -313,9 +316,7 @@ struct perf_dtl_header {
  * PERF_DTL_FORMAT_ENTRY rather than PERF_DTL_FORMAT_COMPACT, and
  * config1:0-31 is a minimum wait in microseconds (only dispatches that
  * waited at least that long are logged).  attr.sample_period
- * of a trace event is the poll interval in ns, which it must have (perf
- * gives PERF_DTL_POLL_DEFAULT_NS); a trace event opened without one, to
- * count, fails with EOPNOTSUPP.
+ * of a trace event is the poll interval in ns (0: the default).
  */
 #define PERF_DTL_CONFIG_EVENT_MASK	0xffULL
 #define PERF_DTL_CONFIG_KINDS_SHIFT	8
