@@ -13,7 +13,8 @@
 #   make check-rt     build the PREEMPT_RT debug kernel once (~20 min), then make check
 #   make checkpatch   checkpatch.pl --strict from the 7.3 tree over our files
 #   make series       the git format-patch series with a cover letter, in series/
-#   make bench        benchmarks, prints tables
+#   make bench        benchmarks: prints tables, writes them and their plots
+#                     (SVG) to bench/out/
 #   make fuzz         perf script/report (ASan) over mutated dtl recordings, 10 min
 #   make vm-run SCRIPT=path   run any script in the guest with dtl loaded
 #                     (GUEST=debian: in Debian 12 with systemd, without dtl)

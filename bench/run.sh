@@ -1,9 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # make bench: run the benchmarks in one icount guest and print tables.
-# Ratios come from alternating repetitions in the same VM run.
+# Ratios come from alternating repetitions in the same VM run.  The tables
+# are also written to $DTL_BENCH_OUT/bench.txt (default bench/out/) and
+# drawn beside them (bench/plot.py: p1.svg, sessions.svg, vcpus.svg).
 set -euo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
+
+if [ -z "${DTL_BENCH_TEE:-}" ]; then
+	out=${DTL_BENCH_OUT:-$DTL_TOP/bench/out}
+	mkdir -p "$out"
+	rc=0
+	DTL_BENCH_TEE=1 "$0" "$@" | tee "$out/bench.txt" || rc=$?
+	[ "$rc" = 0 ] || exit "$rc"
+	python3 "$DTL_TOP/bench/plot.py" "$out/bench.txt" "$out" || true
+	exit 0
+fi
 
 log=$(mktemp)
 trap 'rm -rf "$log" "$log.sh" "$log.fl"' EXIT

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build perf 7.3 from Debian's linux-source with dtl's decoder and patch
-# (tools/perf/util/dtl.c, patches/perf/), lean enough for the guest; for
-# DTL_ARCH=arm64 cross-built; with DTL_PERF_ASAN=1, for the host with ASan
-# and UBSan (DEBUG=1: -O0, as perf's Build.txt says) and Debian's Python,
-# for the fuzzer and the Python script test.
+# (tools/perf/util/dtl.c, patches/perf/), lean enough for the guest, with
+# Debian's Python for "perf script -s" (mkbase.sh carries its library);
+# for DTL_ARCH=arm64 cross-built, without Python (the sysroot has no
+# python3-dev); with DTL_PERF_ASAN=1, for the host with ASan and UBSan
+# (DEBUG=1: -O0, as perf's Build.txt says), for the fuzzer and the Python
+# script test.
 # Incremental: a rebuild after a change in dtl.c takes seconds.
 # Prints the path of the perf binary.
 set -euo pipefail
@@ -13,13 +15,17 @@ set -euo pipefail
 out=$DTL_PERF_DIR
 tree=$(dtl_stage_tree)
 cross=()
-python=(NO_LIBPYTHON=1)
+python=(PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config)
+[ -n "$DTL_CROSS" ] && python=(NO_LIBPYTHON=1)
 if [ "${DTL_PERF_ASAN:-0}" = 1 ]; then
 	out=$DTL_CACHE/build/perf-asan-$DTL_K73_REL
 	cross=(DEBUG=1 EXTRA_CFLAGS="-fno-omit-frame-pointer -fsanitize=address,undefined"
 	       LDFLAGS="-fsanitize=address,undefined")
 	python=(PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config)
 fi
+[ "${python[0]}" = NO_LIBPYTHON=1 ] || [ -x /usr/bin/python3-config ] ||
+	die "no /usr/bin/python3-config (run: make setup, or apt-get install python3-dev)"
+
 mkdir -p "$out"
 if [ -n "$DTL_CROSS" ] && [ "${DTL_PERF_ASAN:-0}" != 1 ]; then
 	# Against the arm64 packages that setup-arm64.sh unpacked; the BPF
@@ -30,8 +36,8 @@ if [ -n "$DTL_CROSS" ] && [ "${DTL_PERF_ASAN:-0}" != 1 ]; then
 	       PKG_CONFIG_SYSROOT_DIR="$sr"
 	       PKG_CONFIG_LIBDIR="$sr/usr/lib/aarch64-linux-gnu/pkgconfig:$sr/usr/share/pkgconfig")
 fi
-# python3-config may be a pyenv shim here: build without Python (or with
-# Debian's, named) and the other optional libraries the guest does not carry.
+# python3-config may be a pyenv shim here: build with Debian's Python, named,
+# and without the other optional libraries the guest does not carry.
 # prefix=/usr: dlfilters are looked up in /usr/libexec/perf-core/dlfilters.
 # AR: binutils' ar loads every plugin in /usr/lib/bfd-plugins, and
 # bookworm's LLVMgold aborts on an object of perf 7.3's tests ("LLVM

@@ -186,6 +186,16 @@ else
 fi
 rm -rf "$tldir"
 
+# make bench's plots: bench/plot.py over the table bench/README.md quotes,
+# each bar and point checked against its row, both rendered by Chromium.
+stage "host: make bench's plots of the P1 and sessions tables"
+if python3 "$DTL_TOP/testbed/bench-plot-check.py" "$DTL_TOP/bench/README.md" "$tldir"; then
+	result host/bench-plots 1 0 0
+else
+	result host/bench-plots 0 1 0
+fi
+rm -rf "$tldir"
+
 stage "host: module build with W=1 against $DTL_KHEADERS"
 if out=$("$DTL_TOP/testbed/build-module.sh" "$DTL_KHEADERS" "$DTL_CACHE/build/module-w1" 2>&1) &&
    ! grep -q 'warning:' <<<"$out"; then

@@ -25,7 +25,8 @@ else
 fi
 bins=("$busybox" "$perf_bin")
 [ -n "$trinity_bin" ] && bins+=("$trinity_bin")
-[ -n "$dtl_perf" ] && bins+=("$dtl_perf" "$DTL_PERF_DIR"/dlfilters/dlfilter-dtl-*.so)
+[ -n "$dtl_perf" ] && bins+=("$dtl_perf" "$DTL_PERF_DIR"/dlfilters/dlfilter-dtl-*.so
+			    "$DTL_TOP/tools/perf/scripts/python/dtl-events.py")
 key=$( (cat "$0"; echo "$DTL_ARCH"; sha256sum "${bins[@]}") | sha256sum | cut -c1-16)
 out=$DTL_CACHE/initramfs/base-$DTL_ARCH-$key.cpio
 if [ -s "$out" ]; then
@@ -89,6 +90,20 @@ if [ -n "$dtl_perf" ]; then
 	[ -z "$sys" ] && exec_path=$("$dtl_perf" --exec-path)
 	mkdir -p "$root$exec_path/dlfilters"
 	cp "$DTL_PERF_DIR"/dlfilters/dlfilter-dtl-*.so "$root$exec_path/dlfilters/"
+	# perf script -s: the Python library perf-dtl was linked with (in
+	# /usr/lib, as its prefix is /usr), without the packages no perf
+	# script needs, and dtl's script where perf lists its scripts.
+	py=$(ldd "$dtl_perf" | sed -n 's/.*libpython\(3\.[0-9]*\)\.so.*/\1/p')
+	if [ -n "$py" ]; then
+		tar -C / -cf - --exclude=__pycache__ \
+			$(for d in test idlelib tkinter ensurepip lib2to3 pydoc_data distutils \
+				   turtledemo site-packages dist-packages unittest asyncio email \
+				   xml multiprocessing sqlite3 curses venv "config-$py-*"; do
+				echo "--exclude=usr/lib/python$py/$d"; done) \
+			"usr/lib/python$py" | tar -C "$root" -xf -
+		mkdir -p "$root$exec_path/scripts/python"
+		cp "$DTL_TOP/tools/perf/scripts/python/dtl-events.py" "$root$exec_path/scripts/python/"
+	fi
 	# A directory that makes "perf" mean perf-dtl, for perf's own tests.
 	mkdir -p "$root/usr/lib/perf-dtl/bin"
 	ln -s /usr/bin/perf-dtl "$root/usr/lib/perf-dtl/bin/perf"

@@ -13,6 +13,7 @@ is not blank (OUTDIR/timeline.png).  Prints one line per check and exits
 1 if any failed.
 """
 import json
+import os
 import re
 import struct
 import subprocess
@@ -69,6 +70,27 @@ def png_pixels(path):
     return w, h, bpp, rows
 
 
+def rendered(svg, png, size):
+    """Check that headless Chromium renders @svg to a screenshot @png of
+    @size ("W,H") that is not blank: 8 colours at least, 1 % not white."""
+    r = subprocess.run(['chromium', '--headless', '--no-sandbox', '--disable-gpu',
+                        '--hide-scrollbars', '--screenshot=' + png, '--window-size=' + size,
+                        'file://' + svg], capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, 'chromium --headless --screenshot: exit %d' % r.returncode)
+    if r.returncode:
+        return
+    w, h, bpp, rows = png_pixels(png)
+    colours, ink = set(), 0
+    for row in rows:
+        for x in range(0, w * bpp, bpp):
+            px = row[x:x + 3]
+            colours.add(px)
+            ink += px != b'\xff\xff\xff'
+    check(len(colours) >= 8 and ink >= w * h // 100,
+          '%s: screenshot %dx%d: %d colours, %.1f %% not white' %
+          (os.path.basename(svg), w, h, len(colours), 100.0 * ink / (w * h)))
+
+
 def main():
     perf, rec, dlf, out = sys.argv[1:5]
     js, svg, png = out + '/timeline.json', out + '/timeline.svg', out + '/timeline.png'
@@ -105,20 +127,7 @@ def main():
     check(overlaps == 0, '%d overlapping slices on a CPU' % overlaps)
 
     # Headless Chromium renders the SVG: not a blank page.
-    r = subprocess.run(['chromium', '--headless', '--no-sandbox', '--disable-gpu',
-                        '--hide-scrollbars', '--screenshot=' + png, '--window-size=1400,400',
-                        'file://' + svg], capture_output=True, text=True, timeout=120)
-    check(r.returncode == 0, 'chromium --headless --screenshot: exit %d' % r.returncode)
-    w, h, bpp, rows = png_pixels(png)
-    colours, ink = set(), 0
-    for row in rows:
-        for x in range(0, w * bpp, bpp):
-            px = row[x:x + 3]
-            colours.add(px)
-            ink += px != b'\xff\xff\xff'
-    check(len(colours) >= 8 and ink >= w * h // 100,
-          'screenshot %dx%d: %d colours, %.1f %% not white' %
-          (w, h, len(colours), 100.0 * ink / (w * h)))
+    rendered(svg, png, '1400,400')
     return 1 if failed else 0
 
 

@@ -103,6 +103,17 @@ sed -n '/^who delayed/,$p' /tmp/who.txt
 n=$(sed -n "s/^who delayed tid $tid (sleep): \([0-9]*\) dispatches.*/\1/p" /tmp/who.txt)
 atleast "dispatches of sleep ($tid) in who=" "$n" 1
 
+echo; echo "== The same recording in Python: perf script -s dtl-events.py, its per-task summary:"
+py=$(perf-dtl --exec-path)/scripts/python/dtl-events.py
+show sh -c "perf-dtl script -i /tmp/dtl.data -s $py 2>/dev/null >/tmp/py.txt; sed -n '/^comm /p; / $tid\/$tid /p' /tmp/py.txt"
+# Its dispatches of the sleep, named as it last ran, are the switch
+# records perf script printed with the sleep's tid coming in (before its
+# exec() as sh too).
+n=$(awk -v t="$tid/$tid" '$1 == "sleep" && $2 == t { print $3 }' /tmp/py.txt)
+want=$(grep -c "dtl: .* => [^ ]*:$tid/$tid " /tmp/dtl.txt)
+[ "$n" = "$want" ] ||
+	fail "dtl-events.py counts '$n' dispatches of sleep ($tid), perf script $want"
+
 echo; echo "== Counters sampled with cpu-clock every 10 ms (stock perf record), perf script shows the deltas:"
 /tmp/hogs 40 &
 show perf record -q -o /tmp/cnt.data -e '{cpu-clock,dtl/dispatches/,dtl/wait_ns/}:S' -c 10000000 -C 0 -- sleep 0.5

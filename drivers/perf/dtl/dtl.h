@@ -520,6 +520,7 @@ bool dtl_task_last(struct task_struct *p, unsigned long gen,
 int dtl_pmu_trace_init(struct perf_event *event, const struct dtl_filter *f,
 		       u64 period_ns);
 void dtl_pmu_trace_fini(struct perf_event *event);
+int dtl_pmu_trace_add(struct perf_event *event);
 void dtl_pmu_trace_start(struct perf_event *event);
 int dtl_pmu_trace_check_period(struct perf_event *event, u64 value);
 void dtl_pmu_trace_stop(struct perf_event *event);

@@ -386,7 +386,13 @@ static void dtl_event_stop(struct perf_event *event, int flags)
 static int dtl_event_add(struct perf_event *event, int flags)
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
+	int ret;
 
+	if (dtl_is_trace_event(event)) {
+		ret = dtl_pmu_trace_add(event);
+		if (ret)
+			return ret;
+	}
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (dtl_is_task_event(event)) {
 		dc->task_events++;
@@ -675,12 +681,18 @@ PMU_EVENT_ATTR_STRING(steal_ns.scale, dtl_attr_steal_ns_scale, "1");
 	PMU_EVENT_ATTR_STRING(_name, dtl_attr_##_name,			\
 			      "event=0x00,kinds=" __stringify(_kinds))
 
+/*
+ * The trace events that log one kind of record are "trace_<kind>": no
+ * name is a counter's name with a letter missing ("dispatch" was a trace
+ * event beside the counter "dispatches"), and none begins another event's
+ * name, which Performance Co-Pilot's perfevent PMDA would open with it.
+ */
 DTL_TRACE_ATTR(all, 0x00);
-DTL_TRACE_ATTR(dispatch, 0x01);
-DTL_TRACE_ATTR(preempt, 0x02);
-DTL_TRACE_ATTR(block, 0x04);
-DTL_TRACE_ATTR(exit, 0x08);
-DTL_TRACE_ATTR(migrate, 0x10);
+DTL_TRACE_ATTR(trace_dispatch, 0x01);
+DTL_TRACE_ATTR(trace_preempt, 0x02);
+DTL_TRACE_ATTR(trace_block, 0x04);
+DTL_TRACE_ATTR(trace_exit, 0x08);
+DTL_TRACE_ATTR(trace_migrate, 0x10);
 
 static struct attribute *dtl_events_attrs[] = {
 	DTL_EVENT_ATTR(dispatches, PERF_DTL_EVENT_DISPATCHES),
@@ -688,11 +700,11 @@ static struct attribute *dtl_events_attrs[] = {
 	DTL_EVENT_ATTR(wait_ns, PERF_DTL_EVENT_WAIT_NS),
 	DTL_EVENT_ATTR(steal_ns, PERF_DTL_EVENT_STEAL_NS),
 	&dtl_attr_all.attr.attr,
-	&dtl_attr_dispatch.attr.attr,
-	&dtl_attr_preempt.attr.attr,
-	&dtl_attr_block.attr.attr,
-	&dtl_attr_exit.attr.attr,
-	&dtl_attr_migrate.attr.attr,
+	&dtl_attr_trace_dispatch.attr.attr,
+	&dtl_attr_trace_preempt.attr.attr,
+	&dtl_attr_trace_block.attr.attr,
+	&dtl_attr_trace_exit.attr.attr,
+	&dtl_attr_trace_migrate.attr.attr,
 	&dtl_attr_wait_ns_unit.attr.attr,
 	&dtl_attr_wait_ns_scale.attr.attr,
 	&dtl_attr_steal_ns_unit.attr.attr,

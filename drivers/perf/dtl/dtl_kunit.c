@@ -138,7 +138,7 @@ static void dtl_test_trace_attr(struct kunit *test)
 	dtl_attr(&attr, PERF_DTL_EVENT_DISPATCHES | PERF_DTL_CONFIG_FULL);
 	KUNIT_EXPECT_EQ(test, dtl_parse_attr(&attr, &f, &period), -EINVAL);
 
-	/* dtl/block,min_wait_us=200/, polled every millisecond */
+	/* dtl/trace_block,min_wait_us=200/, polled every millisecond */
 	dtl_attr(&attr, PERF_DTL_EVENT_TRACE |
 		 (BIT(PERF_DTL_KIND_BLOCK) << PERF_DTL_CONFIG_KINDS_SHIFT));
 	attr.config1 = 200;

@@ -104,11 +104,13 @@ struct dtl_trace {
 	u32			running;
 	/*
 	 * Of an event that is not inherited, for itself and its inherited
-	 * copies: it was started, and it got an AUX buffer (perf maps one
-	 * for the event it opened, never for a copy).
+	 * copies: it was started, it got an AUX buffer (perf maps one for
+	 * the event it opened, never for a copy), and pmu::add refused it
+	 * for having no ring buffer at all.
 	 */
 	bool			started;
 	bool			had_aux;
+	bool			unmapped;
 	/*
 	 * The reader's pid namespace: records name tasks as it sees them.
 	 * Outside the initial one, the drain sets @ns_now (local_clock())
@@ -165,6 +167,11 @@ static atomic_t dtl_trace_users = ATOMIC_INIT(0);
 /* Bumped whenever an AUX buffer is freed: its address may come back. */
 static atomic_long_t dtl_aux_gen = ATOMIC_LONG_INIT(0);
 static enum cpuhp_state dtl_cpuhp_state;
+/*
+ * The owner of the last trace event that the kernel log said did not run:
+ * compared with an event's dtl_user::owner, never dereferenced.
+ */
+static struct pid *dtl_unmapped_told;
 
 static inline struct dtl_trace *dtl_trace_of(struct perf_event *event)
 {
@@ -1003,6 +1010,23 @@ int dtl_pmu_trace_check_period(struct perf_event *event, u64 value)
 	return 0;
 }
 
+/*
+ * pmu::add of a trace event: on the event's CPU, interrupts disabled.
+ * An event whose reader mapped no ring buffer ("perf stat -e dtl/all/")
+ * has nowhere to write its records and counts nothing: it is not
+ * scheduled, as Intel PT's add refuses an event it cannot start, so that
+ * perf stat shows "<not counted>" rather than 0 and no drain reads for
+ * it.  Its close names the counters in the kernel log.  A buffer mapped
+ * later is found at the next add.
+ */
+int dtl_pmu_trace_add(struct perf_event *event)
+{
+	if (dtl_trace_rb(event))
+		return 0;
+	WRITE_ONCE(dtl_trace_of(event->parent ? : event)->unmapped, true);
+	return -EINVAL;
+}
+
 /* pmu::start of a trace event: on the event's CPU, interrupts disabled. */
 void dtl_pmu_trace_start(struct perf_event *event)
 {
@@ -1114,11 +1138,26 @@ void dtl_pmu_trace_fini(struct perf_event *event)
 		pr_notice_ratelimited("a trace event of %s had no AUX buffer: what it logged is lost (perf records dtl with dtl's decoder only)\n",
 				      u->comm);
 	/*
+	 * Never run for want of a buffer: most likely "perf stat" of a trace
+	 * event meant for a counter.  Name the counter, once for the events
+	 * of a process in a row ("perf stat -a" has one on each CPU).
+	 */
+	else if (!event->parent && READ_ONCE(t->unmapped) &&
+		 !READ_ONCE(t->started) &&
+		 xchg(&dtl_unmapped_told, u->owner) != u->owner)
+		pr_notice_ratelimited("a trace event of %s did not run: it writes records to an AUX buffer (perf record) and had none; the counter is dtl/%s/\n",
+				      u->comm,
+				      t->filter.kinds == (BIT(PERF_DTL_KIND_PREEMPT) |
+							  BIT(PERF_DTL_KIND_LOST)) ?
+				      "preemptions" : "dispatches");
+	/*
 	 * A loss that no LOST record reported: the buffer stayed too full
 	 * for one until the event stopped for good (perf read it too late,
-	 * or not at all).  Nothing is lost without a word.
+	 * or not at all).  Nothing is lost without a word.  The copies of
+	 * an event that never had a buffer are told of by it, above.
 	 */
-	else if (t->lost || t->lapped)
+	else if ((t->lost || t->lapped) &&
+		 READ_ONCE(dtl_trace_of(event->parent ? : event)->had_aux))
 		pr_notice_ratelimited("a trace event of %s ended with %llu records lost that no LOST record reports: its AUX buffer stayed full\n",
 				      u->comm, t->lost + t->lapped);
 

@@ -37,6 +37,19 @@ else
 	not_ok "perfevent PMDA serves $m"
 fi
 
+# 2b. The PMDA opens the four counters only: perfevent also opens every
+#     event whose name begins a configured one, and dtl's trace events are
+#     named so that none does (the busy file lists no tracing session).
+busy=/sys/bus/event_source/devices/dtl/busy
+nc=$(grep -c 'counting pid=.*events=4 .*comm=pmdaperfevent' $busy)
+nt=$(grep -c 'tracing ' $busy)
+if [ "$nc" = "$(nproc)" ] && [ "$nt" = 0 ]; then
+	ok "perfevent PMDA opens dtl's 4 counters on each of $nc CPUs, no trace event"
+else
+	cat $busy
+	not_ok "perfevent PMDA: $nc CPUs with the 4 counters, $nt tracing sessions"
+fi
+
 # The sum over CPUs of a metric, as pmcd reports it now.
 pcp_sum() { pminfo -f "$1" | awk '/inst \[/ { s += $NF } END { printf "%d\n", s }'; }
 

@@ -4,14 +4,15 @@
 #
 # Usage:
 #	perf record -e dtl/all/ -a -- sleep 1
-#	perf script -s ~/libexec/perf-core/scripts/python/dtl-events.py
+#	perf script -s $(perf --exec-path)/scripts/python/dtl-events.py
 #
 # Each record is printed with its CPU, time and fields, as "perf script -F
 # cpu,time,synth" prints them, the tasks' names included (samples written
 # by an older perf carry no names: then pid/tid only).  The summary lists,
 # per task that
-# got a CPU, the number of dispatches, the total, mean and longest wait
-# (ns), and the time of the longest.  See tools/perf/Documentation/perf-dtl.txt.
+# got a CPU, under its name at its last dispatch, the number of
+# dispatches, the total, mean and longest wait (ns), and the time of the
+# longest.  See tools/perf/Documentation/perf-dtl.txt.
 
 import struct
 import sys
@@ -81,6 +82,10 @@ def process_event(param_dict):
 		return
 	key = (e[5], e[6])
 	w = waits.setdefault(key, [0, 0, 0, 0, param_dict['comm']])
+	# The task's name at its last dispatch (a child that exec()s has two).
+	name = comm_of(comms[1]) if comms is not None else '-'
+	if name != '-':
+		w[4] = name
 	w[0] += 1
 	w[1] += e[7]
 	if e[7] >= w[2]:

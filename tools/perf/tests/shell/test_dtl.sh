@@ -368,7 +368,7 @@ perf record -o "$tmp/bad" -m ,1 -e dtl/all/ -a -- true 2>"$tmp/bad.err" &&
 grep -q 'too small' "$tmp/bad.err" ||
 	fail "no message for -m ,1: $(cat "$tmp/bad.err")"
 # One AUX buffer per CPU: a second trace event would share it.
-perf record -o "$tmp/bad" -e dtl/all/ -e dtl/preempt/ -a -- true 2>"$tmp/bad.err" &&
+perf record -o "$tmp/bad" -e dtl/all/ -e dtl/trace_preempt/ -a -- true 2>"$tmp/bad.err" &&
 	fail "perf record accepted two dtl trace events"
 grep -q 'one dtl trace event per session' "$tmp/bad.err" ||
 	fail "no message for two trace events: $(cat "$tmp/bad.err")"

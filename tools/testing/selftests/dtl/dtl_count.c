@@ -14,6 +14,7 @@
  * differ.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -74,8 +75,12 @@ TEST(sysfs_layout)
 		{ DTL_SYSFS "/format/full", "config:16" },
 		{ DTL_SYSFS "/format/min_wait_us", "config1:0-31" },
 		{ DTL_SYSFS "/events/all", "event=0x00,kinds=0x00" },
+		{ DTL_SYSFS "/events/trace_preempt", "event=0x00,kinds=0x02" },
 	};
-	unsigned int i;
+	char names[32][NAME_MAX + 1];
+	unsigned int i, j, n = 0;
+	struct dirent *d;
+	DIR *dir;
 
 	ASSERT_GT(dtl_pmu_type(), 0) TH_LOG("dtl PMU not registered");
 	for (i = 0; i < ARRAY_SIZE(events); i++) {
@@ -88,6 +93,24 @@ TEST(sysfs_layout)
 			TH_LOG("%s missing", files[i].path);
 		EXPECT_STREQ(files[i].want, buf);
 	}
+	/*
+	 * No event's name begins another's: Performance Co-Pilot's perfevent
+	 * PMDA opens every event whose name begins one it is configured
+	 * with (a trace event "dispatch" with the counter "dispatches").
+	 */
+	dir = opendir(DTL_SYSFS "/events");
+	ASSERT_NE(NULL, dir);
+	while ((d = readdir(dir)) && n < ARRAY_SIZE(names))
+		if (d->d_name[0] != '.' && !strchr(d->d_name, '.'))
+			snprintf(names[n++], sizeof(names[0]), "%s", d->d_name);
+	closedir(dir);
+	EXPECT_EQ(ARRAY_SIZE(events) + 6, n);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			EXPECT_FALSE(i != j && !strncmp(names[i], names[j],
+							strlen(names[i])))
+				TH_LOG("events/%s begins events/%s",
+				       names[i], names[j]);
 	/* One line per online CPU says where steal_ns comes from. */
 	ASSERT_EQ(0, dtl_read_file(DTL_SYSFS "/steal_source", buf,
 				   sizeof(buf)));

@@ -638,7 +638,7 @@ static int by_seq(const void *a, const void *b)
 
 /*
  * Two trace events on one task, one CPU's buffer shared through
- * PERF_EVENT_IOC_SET_OUTPUT ("perf record -e dtl/block/ -e dtl/all/ --
+ * PERF_EVENT_IOC_SET_OUTPUT ("perf record -e dtl/trace_block/ -e dtl/all/ --
  * cmd"): both are active in the same windows, and each delivers what its
  * filter keeps; every dispatch of the task is there.
  */
@@ -1073,7 +1073,7 @@ static int pair_procs(int cpu, int rounds, pid_t *pids)
 }
 
 /*
- * Loss under a filter: dtl/preempt/, polled once a second and alone on
+ * Loss under a filter: dtl/trace_preempt/, polled once a second and alone on
  * its CPU, while a ping-pong (switches that all block) writes more than
  * the log holds before the first poll.  (dtl polls sooner when the log
  * fills fast, but only from what a poll has seen: the first one is a

@@ -21,7 +21,7 @@ fi
 # The counting events; the trace events (event=0x00) are for perf record.
 events=$(cd $PMU/events && grep -L 'event=0x00' $(ls | grep -v '\.'))
 nev=$(echo "$events" | wc -l)
-ktap_set_plan $((2 * nev + 14))
+ktap_set_plan $((2 * nev + 16))
 tmp=$(mktemp -d)
 # Tests below run perf as nobody at perf_event_paranoid 2: the level is
 # put back however the script ends.
@@ -161,6 +161,32 @@ if [ "$u" = ns ]; then
 	ktap_test_pass "perf shows the unit of dtl/wait_ns/ ($u)"
 else
 	ktap_test_fail "perf shows the unit of dtl/wait_ns/ ('$u')"
+fi
+
+# A trace event in perf stat, where a counter was meant: "<not counted>"
+# (never scheduled without a buffer), not a count of 0, and the kernel log
+# names the counter when perf closes it; per task as system wide.
+mark="dtl_perf_stat: trace events in perf stat ($$)"
+echo "$mark" >/dev/kmsg
+perf stat -x, -a -e dtl/all/ sleep 0.1 2>"$tmp/out"
+perf stat -x, -e dtl/trace_preempt/ -- sh -c 'sleep 0.01; sleep 0.01' 2>"$tmp/out2"
+a=$(value_of "$tmp/out" dtl/all/)
+p=$(value_of "$tmp/out2" dtl/trace_preempt/)
+dmesg | sed -n "/$mark/,\$p" >"$tmp/dmesg"
+nd=$(grep -c 'did not run: .* the counter is dtl/dispatches/' "$tmp/dmesg")
+np=$(grep -c 'did not run: .* the counter is dtl/preemptions/' "$tmp/dmesg")
+if [ "$a" = "<not counted>" ] && [ "$p" = "<not counted>" ] && [ "$nd" = 1 ] && [ "$np" = 1 ]; then
+	ktap_test_pass "perf stat of trace events: '$a', '$p'; the log names dtl/dispatches/ and dtl/preemptions/"
+else
+	cat "$tmp/out" "$tmp/out2" "$tmp/dmesg"
+	ktap_test_fail "perf stat of trace events: '$a', '$p'; log lines $nd, $np"
+fi
+# The trace events of one kind are not a counter's name less a letter.
+if ! perf stat -e dtl/dispatch/ true 2>"$tmp/out" && grep -q "dispatch" "$tmp/out"; then
+	ktap_test_pass "perf stat -e dtl/dispatch/ refused: $(grep -m1 -i 'unknown\|error' "$tmp/out")"
+else
+	cat "$tmp/out"
+	ktap_test_fail "perf stat -e dtl/dispatch/ was accepted"
 fi
 
 # CPU-wide preemptions are switches away from a task that is still

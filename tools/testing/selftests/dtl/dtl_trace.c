@@ -842,7 +842,7 @@ static void *spin_main(void *arg)
 }
 
 /*
- * Filters: dtl/block/ keeps only switches away from a task that went to
+ * Filters: dtl/trace_block/ keeps only switches away from a task that went to
  * sleep; dtl/all,min_wait_us=200/ only dispatches that waited 200 us or
  * more.  A CPU hog sharing the CPU with the ping-pong makes long waits.
  */
@@ -1319,19 +1319,34 @@ TEST(bad_aux)
 	EXPECT_EQ(0, dtl_hook_users());
 }
 
+/* Lines of the kernel log from @kmsg's position that contain @msg. */
+static int kmsg_count(int kmsg, const char *msg)
+{
+	char buf[8192];
+	int told = 0;
+	ssize_t n;
+
+	while ((n = read(kmsg, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		told += !!strstr(buf, msg);
+	}
+	return told;
+}
+
 /*
- * A trace event whose reader maps no AUX buffer, as a perf without dtl's
- * decoder does, loses every record with no LOST record to say so: the
- * kernel log says so when the event is closed, once for the event and
- * its inherited copies.  A CPU-wide event, and a per-task event inherited
- * by a child that runs: two lines.
+ * A trace event whose reader maps no ring buffer at all, as "perf stat
+ * -e dtl/all/" does, is never scheduled: it reads as perf's "<not
+ * counted>" (enabled, never running), not as a count of 0, and its close
+ * names the counter in the kernel log, once for the event and its
+ * inherited copies.  A CPU-wide dtl/all/ (dtl/dispatches/ meant), and a
+ * per-task dtl/trace_preempt/ inherited by a child that runs
+ * (dtl/preemptions/ meant).
  */
-TEST(no_aux_buffer_told)
+TEST(no_buffer_not_counted)
 {
 	struct perf_event_attr attr;
-	char buf[8192];
-	int kmsg, fd, told = 0, i, status;
-	ssize_t n;
+	int kmsg, fd, i, status;
+	uint64_t v[3];
 	pid_t pid;
 
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
@@ -1340,13 +1355,33 @@ TEST(no_aux_buffer_told)
 	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
 	ASSERT_EQ(0, dtl_pin_to(0));
 	dtl_attr(&attr, "all");
-	attr.sample_period = 1000000;	/* a drain every ms */
-	fd = sys_perf_event_open(&attr, -1, 0, -1, 0);
-	ASSERT_GE(fd, 0) TH_LOG("CPU-wide open: %s", strerror(errno));
-	for (i = 0; i < 50; i++)
-		usleep(1000);
-	close(fd);
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	/* In a process of its own: the log tells once per process. */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		fd = sys_perf_event_open(&attr, -1, 0, -1, 0);
+		if (fd < 0)
+			_exit(2);
+		for (i = 0; i < 20; i++)
+			usleep(1000);
+		if (read(fd, v, sizeof(v)) != sizeof(v))
+			_exit(3);
+		printf("# dtl/all/ with no buffer: count %llu, enabled %llu ns, running %llu ns\n",
+		       (unsigned long long)v[0], (unsigned long long)v[1],
+		       (unsigned long long)v[2]);
+		_exit(v[0] || !v[1] || v[2] ? 1 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("not counted as never running (exit %d)",
+		       WEXITSTATUS(status));
+	EXPECT_EQ(1, kmsg_count(kmsg, "the counter is dtl/dispatches/"));
 
+	dtl_attr(&attr, "trace_preempt");
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
 	attr.inherit = 1;
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	ASSERT_GE(fd, 0) TH_LOG("per-task open: %s", strerror(errno));
@@ -1358,14 +1393,70 @@ TEST(no_aux_buffer_told)
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(sizeof(v), read(fd, v, sizeof(v)));
+	EXPECT_EQ(0, v[0]);
+	EXPECT_LT(0, v[1]);
+	EXPECT_EQ(0, v[2]);
+	close(fd);
+	EXPECT_EQ(1, kmsg_count(kmsg, "the counter is dtl/preemptions/"));
+	close(kmsg);
+	EXPECT_EQ(0, dtl_hook_users());
+}
+
+/*
+ * A trace event whose reader maps its ring buffer but no AUX buffer, as a
+ * perf without dtl's decoder does ("perf record -c"), runs and loses every
+ * record with no LOST record to say so: the kernel log says so when the
+ * event is closed, once for the event and its inherited copies.  A
+ * CPU-wide event, and a per-task event inherited by a child that runs:
+ * two lines.
+ */
+TEST(no_aux_buffer_told)
+{
+	size_t len = 2 * getpagesize();
+	struct perf_event_attr attr;
+	int kmsg, fd, i, status;
+	void *base;
+	pid_t pid;
+
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kmsg < 0)
+		SKIP(return, "cannot read /dev/kmsg: %s", strerror(errno));
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+	ASSERT_EQ(0, dtl_pin_to(0));
+	dtl_attr(&attr, "all");
+	attr.sample_period = 1000000;	/* a drain every ms */
+	attr.disabled = 1;
+	fd = sys_perf_event_open(&attr, -1, 0, -1, 0);
+	ASSERT_GE(fd, 0) TH_LOG("CPU-wide open: %s", strerror(errno));
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, base);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	for (i = 0; i < 50; i++)
+		usleep(1000);
+	munmap(base, len);
 	close(fd);
 
-	while ((n = read(kmsg, buf, sizeof(buf) - 1)) > 0) {
-		buf[n] = '\0';
-		told += !!strstr(buf, "had no AUX buffer: what it logged is lost");
+	/* perf maps no buffer for an inherited event of any CPU. */
+	attr.inherit = 1;
+	fd = sys_perf_event_open(&attr, 0, 0, -1, 0);
+	ASSERT_GE(fd, 0) TH_LOG("per-task open: %s", strerror(errno));
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, base) TH_LOG("mmap: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		for (i = 0; i < 20; i++)
+			usleep(1000);
+		_exit(0);
 	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	munmap(base, len);
+	close(fd);
+
+	EXPECT_EQ(2, kmsg_count(kmsg, "had no AUX buffer: what it logged is lost"));
 	close(kmsg);
-	EXPECT_EQ(2, told);
 	EXPECT_EQ(0, dtl_hook_users());
 }
 

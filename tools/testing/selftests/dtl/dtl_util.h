@@ -131,6 +131,10 @@ static inline int dtl_event_config(const char *name, __u64 *config)
 	if (!p)
 		return -1;
 	*config = strtoull(p + 6, NULL, 0);
+	/* The trace events of one kind: "kinds=" is config:8-15. */
+	p = strstr(buf, "kinds=");
+	if (p)
+		*config |= strtoull(p + 6, NULL, 0) << 8;
 	return 0;
 }
 
