@@ -176,14 +176,16 @@ dmesg | sed -n "/$mark/,\$p" >"$tmp/dmesg"
 nd=$(grep -c 'did not run: .* the counter is dtl/dispatches/' "$tmp/dmesg")
 np=$(grep -c 'did not run: .* the counter is dtl/preemptions/' "$tmp/dmesg")
 if [ "$a" = "<not counted>" ] && [ "$p" = "<not counted>" ] && [ "$nd" = 1 ] && [ "$np" = 1 ]; then
-	ktap_test_pass "perf stat of trace events: '$a', '$p'; the log names dtl/dispatches/ and dtl/preemptions/"
+	m="the log names dtl/dispatches/ and dtl/preemptions/"
+	ktap_test_pass "perf stat of trace events: '$a', '$p'; $m"
 else
 	cat "$tmp/out" "$tmp/out2" "$tmp/dmesg"
 	ktap_test_fail "perf stat of trace events: '$a', '$p'; log lines $nd, $np"
 fi
 # The trace events of one kind are not a counter's name less a letter.
 if ! perf stat -e dtl/dispatch/ true 2>"$tmp/out" && grep -q "dispatch" "$tmp/out"; then
-	ktap_test_pass "perf stat -e dtl/dispatch/ refused: $(grep -m1 -i 'unknown\|error' "$tmp/out")"
+	m=$(grep -m1 -i 'unknown\|error' "$tmp/out")
+	ktap_test_pass "perf stat -e dtl/dispatch/ refused: $m"
 else
 	cat "$tmp/out"
 	ktap_test_fail "perf stat -e dtl/dispatch/ was accepted"
