@@ -17,7 +17,8 @@
 #                     (SVG) to bench/out/
 #   make fuzz         perf script/report (ASan) over mutated dtl recordings, 10 min
 #   make vm-run SCRIPT=path   run any script in the guest with dtl loaded
-#                     (GUEST=debian: in Debian 12 with systemd, without dtl)
+#                     (GUEST=debian: in Debian 12 with systemd, without dtl;
+#                     GUEST=debian13: Debian 13 with backports' 7.3 kernel)
 #
 # KERNEL=path/to/vmlinux boots another kernel (default: Debian's 6.12).
 # ARCH=arm64 runs vm-run in an arm64 guest (make check runs both);
@@ -92,10 +93,10 @@ bench: guest-module selftests perf
 fuzz: setup
 	@DTL_FUZZ_SECONDS=$${DTL_FUZZ_SECONDS:-600} $(TB)/fuzz/run.sh
 
-ifeq ($(GUEST),debian)
+ifneq ($(filter debian debian13,$(GUEST)),)
 vm-run: setup
-	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh GUEST=debian" >&2; exit 2; }
-	@$(TB)/debian/vm-run.sh $(SCRIPT)
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh GUEST=debian|debian13" >&2; exit 2; }
+	@DTL_DEBIAN=$(if $(filter debian13,$(GUEST)),13,12) $(TB)/debian/vm-run.sh $(SCRIPT)
 else ifeq ($(ARCH),arm64)
 vm-run: setup
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script.sh [ARCH=arm64]" >&2; exit 2; }

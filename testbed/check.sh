@@ -249,16 +249,21 @@ fi
 # The host checks are done: the debug kernel's suite may start.
 touch "$dbg_go"
 
-# A Debian 12 guest with systemd (its image built once, cached): dtl
-# installed with DKMS, loaded at boot, collected by PCP and OpenMetrics.
-stage "guest: Debian 12 with systemd (DKMS, modules-load.d, perf, PCP, OpenMetrics, dkms remove)"
-"$DTL_TOP/testbed/debian/check.sh" 2>&1 | tee "$log"
-debrc=${PIPESTATUS[0]}
-result debian-systemd "$(grep -c '^ok ' "$log")" "$(grep -c '^not ok ' "$log")" 0
-if [ "$debrc" -ne 0 ] && ! grep -q '^not ok ' "$log"; then
-	result debian-systemd:vm 0 1 0
-fi
-grep '^not ok ' "$log" | sed 's/^/## debian-systemd: /' >>"$failures" || true
+# Debian guests with systemd (their images built once, cached): dtl
+# installed with DKMS, loaded at boot, collected by PCP and OpenMetrics;
+# Debian 12 with its 6.12 kernel, Debian 13 with trixie-backports' 7.3.
+for deb in 12 13; do
+	name=debian-systemd
+	[ $deb = 12 ] || name=debian$deb-systemd
+	stage "guest: Debian $deb with systemd (DKMS, modules-load.d, perf, PCP, OpenMetrics, dkms remove)"
+	DTL_DEBIAN=$deb "$DTL_TOP/testbed/debian/check.sh" 2>&1 | tee "$log"
+	debrc=${PIPESTATUS[0]}
+	result $name "$(grep -c '^ok ' "$log")" "$(grep -c '^not ok ' "$log")" 0
+	if [ "$debrc" -ne 0 ] && ! grep -q '^not ok ' "$log"; then
+		result $name:vm 0 1 0
+	fi
+	grep '^not ok ' "$log" | sed "s/^/## $name: /" >>"$failures" || true
+done
 
 # The README's first command, as a user types it: its guest part, which
 # checks each step's result itself (testbed/guest/demo.sh).

@@ -93,7 +93,8 @@ if [ -n "$dtl_perf" ]; then
 	# perf script -s: the Python library perf-dtl was linked with (in
 	# /usr/lib, as its prefix is /usr), without the packages no perf
 	# script needs, and dtl's script where perf lists its scripts.
-	py=$(ldd "$dtl_perf" | sed -n 's/.*libpython\(3\.[0-9]*\)\.so.*/\1/p')
+	py=
+	[ -n "$sys" ] || py=$(ldd "$dtl_perf" | sed -n 's/.*libpython\(3\.[0-9]*\)\.so.*/\1/p')
 	if [ -n "$py" ]; then
 		tar -C / -cf - --exclude=__pycache__ \
 			$(for d in test idlelib tkinter ensurepip lib2to3 pydoc_data distutils \

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The Debian guest stage: dtl installed with DKMS and collected with PCP in
-# Debian 12 with systemd (testbed/debian/mkrootfs.sh builds it once).  Two
+# Debian 12 with systemd, or with DTL_DEBIAN=13 in Debian 13 with
+# trixie-backports' 7.3 kernel (testbed/debian/mkrootfs.sh builds each
+# once).  Two
 # boots of one disk: install.sh (dkms add/build/install, modprobe,
 # modules-load.d, Debian's perf stat), then boot.sh (loaded at boot, PCP
 # perfevent against perf stat, pmproxy's OpenMetrics, dkms remove).  Each

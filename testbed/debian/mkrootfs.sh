@@ -3,8 +3,11 @@
 #
 # Build (once) the Debian guest: a Debian 12 root filesystem made with
 # mmdebstrap from Debian's packages, with systemd, Debian's 6.12 kernel
-# and its headers, dkms, Debian's perf and Performance Co-Pilot.  Cached
-# under $DTL_CACHE/debian-guest-KEY/ (KEY: a hash of this script and of
+# and its headers, dkms, Debian's perf and Performance Co-Pilot; with
+# DTL_DEBIAN=13, Debian 13 (trixie) with trixie-backports' 7.3 kernel,
+# headers (gcc-14) and linux-perf, as a user of Debian 13 who follows the
+# current kernel installs them.  Cached under
+# $DTL_CACHE/debian[13]-guest-KEY/ (KEY: a hash of this script and of
 # versions.conf): rootfs.img (ext4, raw), vmlinuz and initrd.img.
 # Prints that directory.
 #
@@ -16,13 +19,28 @@ set -euo pipefail
 
 [ "$DTL_ARCH" = x86_64 ] || die "the Debian guest is x86_64 only"
 command -v mmdebstrap >/dev/null || die "mmdebstrap not installed (make setup installs it)"
+release=${DTL_DEBIAN:-12}
+case $release in
+12)
+	suite=bookworm kver=$DTL_KVER prefix=debian-guest
+	kpkgs=("linux-image-$kver-unsigned=$DTL_KPKG" "linux-headers-$kver=$DTL_KPKG"
+	       "$DTL_STOCK_PERF_PKG")
+	;;
+13)
+	suite=trixie kver=$DTL_K73_KVER prefix=debian13-guest
+	kpkgs=("linux-image-$kver=$DTL_K73_PKG" "linux-headers-$kver=$DTL_K73_PKG"
+	       "linux-perf=$DTL_K73_PKG")
+	;;
+*)
+	die "DTL_DEBIAN=$release: 12 or 13"
+	;;
+esac
 pkgs=(
 	systemd-sysv udev kmod procps util-linux iproute2 ca-certificates
-	"linux-image-$DTL_KVER-unsigned=$DTL_KPKG" "linux-headers-$DTL_KVER=$DTL_KPKG"
-	dkms make gcc "$DTL_STOCK_PERF_PKG" pcp curl
+	"${kpkgs[@]}" dkms make gcc pcp curl
 )
 key=$( (cat "$0" "$DTL_TOP/testbed/versions.conf"; echo "${pkgs[*]}") | sha256sum | cut -c1-12)
-out=$DTL_CACHE/debian-guest-$key
+out=$DTL_CACHE/$prefix-$key
 if [ -s "$out/rootfs.img" ] && [ -s "$out/vmlinuz" ] && [ -s "$out/initrd.img" ]; then
 	echo "$out"
 	exit 0
@@ -126,19 +144,31 @@ chroot "$root" systemctl mask systemd-timesyncd.service >/dev/null 2>&1 || true
 HOOK
 chmod 755 "$out.tmp/customize.sh"
 
-# The host's Debian mirrors (deb822 or one-line format).
-sources=/etc/apt/sources.list.d/debian.sources
-[ -s "$sources" ] || sources=/etc/apt/sources.list
-[ -s "$sources" ] || die "no apt sources on this host for mmdebstrap"
-say "building the Debian guest's root filesystem (mmdebstrap, once)"
+# The host's Debian mirrors (deb822 or one-line format) for Debian 12; for
+# Debian 13 the same registry's trixie suites, backports included (the
+# kernel packages are only there).  Neither touches the host's apt.
+if [ "$release" = 12 ]; then
+	sources=/etc/apt/sources.list.d/debian.sources
+	[ -s "$sources" ] || sources=/etc/apt/sources.list
+	[ -s "$sources" ] || die "no apt sources on this host for mmdebstrap"
+else
+	sources=$out.tmp/sources.list
+	cat >"$sources" <<LIST
+deb http://deb.debian.org/debian $suite main
+deb http://deb.debian.org/debian $suite-updates main
+deb http://deb.debian.org/debian $DTL_K73_SUITE main
+deb http://deb.debian.org/debian-security $suite-security main
+LIST
+fi
+say "building the Debian $release guest's root filesystem (mmdebstrap, once)"
 mmdebstrap --mode=root --variant=minbase --include="$include" \
 	--essential-hook="$out.tmp/essential.sh \"\$1\" $out.tmp/systemctl" \
 	--customize-hook="$out.tmp/customize.sh \"\$1\"" \
-	bookworm "$dir" "$sources" \
+	"$suite" "$dir" "$sources" \
 	>"$out.tmp/mmdebstrap.log" 2>&1 ||
 	{ tail -30 "$out.tmp/mmdebstrap.log"; die "mmdebstrap failed"; }
-cp -L "$dir/boot/vmlinuz-$DTL_KVER" "$out.tmp/vmlinuz"
-cp -L "$dir/boot/initrd.img-$DTL_KVER" "$out.tmp/initrd.img"
+cp -L "$dir/boot/vmlinuz-$kver" "$out.tmp/vmlinuz"
+cp -L "$dir/boot/initrd.img-$kver" "$out.tmp/initrd.img"
 # Room for DKMS builds and recordings: 1.5 GiB over what the tree uses.
 size=$(( $(du -sm "$dir" | cut -f1) + 1536 ))
 mkfs.ext4 -q -F -L dtl-root -d "$dir" "$out.tmp/rootfs.img" "${size}M" >&2
@@ -146,7 +176,7 @@ rm -rf "$dir"
 rm -rf "$out"
 mv "$out.tmp" "$out"
 # Images of earlier versions of this script or of versions.conf.
-for old in "$DTL_CACHE"/debian-guest-*; do
+for old in "$DTL_CACHE/$prefix"-*; do
 	[ "$old" = "$out" ] || mounted "$old" || rm -rf "$old"
 done
 echo "$out"

@@ -32,7 +32,8 @@ fi
 echo dtl_pmu >/etc/modules-load.d/dtl_pmu.conf
 ok "dtl_pmu listed in /etc/modules-load.d/dtl_pmu.conf"
 
-# Debian's perf (6.1) counts with it: equal to the kernel's own switch count.
+# Debian's perf (6.1 on Debian 12, 7.3 on Debian 13 with backports) counts
+# with it: equal to the kernel's own switch count.
 perf stat -x, -a -e '{dtl/dispatches/,context-switches}' -- sleep 2 2>/tmp/stat
 d=$(awk -F, '$3 ~ /dtl\/dispatches/ { print $1 }' /tmp/stat)
 c=$(awk -F, '$3 ~ /context-switches/ { print $1 }' /tmp/stat)
