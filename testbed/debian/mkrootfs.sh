@@ -22,14 +22,17 @@ command -v mmdebstrap >/dev/null || die "mmdebstrap not installed (make setup in
 release=${DTL_DEBIAN:-12}
 case $release in
 12)
-	suite=bookworm kver=$DTL_KVER prefix=debian-guest
+	suite=bookworm kver=$DTL_KVER prefix=debian-guest systemctl=/bin/systemctl
 	kpkgs=("linux-image-$kver-unsigned=$DTL_KPKG" "linux-headers-$kver=$DTL_KPKG"
 	       "$DTL_STOCK_PERF_PKG")
 	;;
 13)
-	suite=trixie kver=$DTL_K73_KVER prefix=debian13-guest
+	suite=trixie kver=$DTL_K73_KVER prefix=debian13-guest systemctl=/usr/bin/systemctl
+	# linux-base too: the image pre-depends on backports' newer one.
+	# initramfs-tools, which a Debian 13 system has: backports' image
+	# would otherwise bring dracut, whose initrd hung at switch-root here.
 	kpkgs=("linux-image-$kver=$DTL_K73_PKG" "linux-headers-$kver=$DTL_K73_PKG"
-	       "linux-perf=$DTL_K73_PKG")
+	       "linux-perf=$DTL_K73_PKG" "linux-base/$DTL_K73_SUITE" initramfs-tools)
 	;;
 *)
 	die "DTL_DEBIAN=$release: 12 or 13"
@@ -57,7 +60,8 @@ include=$(IFS=,; echo "${pkgs[*]}")
 
 # pcp's postinst runs "systemctl daemon-reload" and "systemctl start",
 # which fail where systemd is not running (the chroot).  While the packages
-# install, /bin/systemctl (the path systemd's package lists) is diverted
+# install, systemctl (at the path systemd's package lists: /bin in Debian
+# 12, /usr/bin in 13) is diverted
 # and a stand-in skips those (the guest starts its services at boot) and
 # passes anything else on; the customize hook puts the real one back.
 cat >"$out.tmp/systemctl" <<'FAKE'
@@ -65,15 +69,17 @@ cat >"$out.tmp/systemctl" <<'FAKE'
 case "$1" in
 daemon-reload|daemon-reexec|start|stop|restart|try-restart|reload|reload-or-restart) exit 0 ;;
 esac
-[ -x /bin/systemctl.real ] && exec /bin/systemctl.real "$@"
+for real in /usr/bin/systemctl.real /bin/systemctl.real; do
+	[ -x $real ] && exec $real "$@"
+done
 exit 0
 FAKE
 chmod 755 "$out.tmp/systemctl"
 cat >"$out.tmp/essential.sh" <<'HOOK'
 #!/bin/sh
 set -e
-chroot "$1" dpkg-divert --quiet --local --rename --divert /bin/systemctl.real --add /bin/systemctl
-cp "$2" "$1/bin/systemctl"
+chroot "$1" dpkg-divert --quiet --local --rename --divert "$3.real" --add "$3"
+cp "$2" "$1$3"
 HOOK
 chmod 755 "$out.tmp/essential.sh"
 
@@ -82,8 +88,8 @@ cat >"$out.tmp/customize.sh" <<'HOOK'
 #!/bin/sh
 set -e
 root=$1
-rm -f "$root/bin/systemctl"
-chroot "$root" dpkg-divert --quiet --local --rename --remove /bin/systemctl
+rm -f "$root$2"
+chroot "$root" dpkg-divert --quiet --local --rename --remove "$2"
 echo dtl-guest >"$root/etc/hostname"
 # mmdebstrap leaves /etc/hosts empty; without localhost, PCP's tools
 # and pmproxy cannot reach pmcd ("No route to host").
@@ -162,8 +168,8 @@ LIST
 fi
 say "building the Debian $release guest's root filesystem (mmdebstrap, once)"
 mmdebstrap --mode=root --variant=minbase --include="$include" \
-	--essential-hook="$out.tmp/essential.sh \"\$1\" $out.tmp/systemctl" \
-	--customize-hook="$out.tmp/customize.sh \"\$1\"" \
+	--essential-hook="$out.tmp/essential.sh \"\$1\" $out.tmp/systemctl $systemctl" \
+	--customize-hook="$out.tmp/customize.sh \"\$1\" $systemctl" \
 	"$suite" "$dir" "$sources" \
 	>"$out.tmp/mmdebstrap.log" 2>&1 ||
 	{ tail -30 "$out.tmp/mmdebstrap.log"; die "mmdebstrap failed"; }

@@ -55,12 +55,15 @@ pcp_sum() { pminfo -f "$1" | awk '/inst \[/ { s += $NF } END { printf "%d\n", s 
 
 # 3. Agreement over one window: the PMDA's count from before to after a
 #    perf stat -a run of a switch-heavy load holds perf stat's count and
-#    the few switches of the two tools around it.
+#    the few switches of the two tools around it.  20000 round trips
+#    switch about 40000 times (39472 on Debian 13's 7.3, where a reader
+#    woken before it was switched out is not switched at all): more than
+#    20000 says the load ran.
 a=$(pcp_sum $m)
 perf stat -x, -a -e dtl/dispatches/ -- perf bench sched pipe -l 20000 >/dev/null 2>/tmp/stat
 b=$(pcp_sum $m)
 s=$(awk -F, '$3 ~ /dtl\/dispatches/ { print $1 }' /tmp/stat)
-if [ "${s:-0}" -gt 40000 ] && [ $((b - a)) -ge "$s" ] && close $((b - a)) "$s" 5; then
+if [ "${s:-0}" -gt 20000 ] && [ $((b - a)) -ge "$s" ] && close $((b - a)) "$s" 5; then
 	ok "PCP and perf stat agree over one run: $((b - a)) and $s dispatches"
 else
 	cat /tmp/stat
