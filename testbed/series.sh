@@ -144,9 +144,14 @@ every context switch of a CPU:
 - Losses are exact: a reader the log lapped, or whose AUX buffer was
   full, gets a LOST record with the counts, and the AUX record with the
   gap is flagged PERF_AUX_FLAG_PARTIAL.
-- Filters: the kinds of records (config:8-15), a minimum wait
-  (config1), exclude_kernel and exclude_user; the sample period is the
-  poll interval.
+- Filters: the kinds of records (config:8-15, with an event alias
+  trace_<kind> for each), a minimum wait (config1), exclude_kernel and
+  exclude_user; the sample period is the poll interval.
+- A trace event counts nothing.  One with no ring buffer (perf stat of
+  a trace event where a counter was meant) fails pmu::add, as Intel PT's
+  add fails for an event it cannot start, so perf shows it \"<not
+  counted>\" rather than 0; its close names the counter in the kernel
+  log.
 
 Trace events reveal other tasks and need CAP_PERFMON, as vpa-dtl's do,
 at every perf_event_paranoid level.  A busy
