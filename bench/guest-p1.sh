@@ -7,7 +7,11 @@
 # with an empty sched_switch probe (floor) or one that reads the clock
 # (clockprobe), with 2, 4 and 8 dtl sessions at once (dtl2, dtl4, dtl8),
 # with bpftrace's runqlat.bt (a histogram in BPF maps, no records; if the
-# guest has bpftrace), or with nothing, in alternating rounds.  Prints one line per measurement:
+# guest has bpftrace), or with nothing, in alternating rounds.  With
+# /dtl/dtl_before.ko (make bench DTL_BENCH_BEFORE=path), also recording
+# with that build of dtl (dtlbefore), loaded in place of this one for the
+# round: a change's effect as a before/after ratio in one run.
+# Prints one line per measurement:
 #   P1 <mode> <usecs per round trip>
 #   P2 <mode> <perf.data bytes> <switches>
 #   P5 <mode> <perf script centiseconds> <switches>
@@ -64,6 +68,7 @@ for r in $(seq $ROUNDS); do
 	modes="none floor clockprobe dtl dtl2 dtl4 dtl8 tracepoints sched"
 	command -v trace-cmd >/dev/null && modes="$modes tracecmd"
 	command -v bpftrace >/dev/null && modes="$modes bpftrace"
+	[ ! -f /dtl/dtl_before.ko ] || modes="$modes dtlbefore"
 	for mode in $modes; do
 		rm -f /tmp/b.data
 		c0=$(cs)
@@ -77,6 +82,12 @@ for r in $(seq $ROUNDS); do
 			u=$(pipe_usecs)
 			rmmod dtl_floor ;;
 		dtl)	u=$(pipe_usecs perf-dtl record -q -o /tmp/b.data -e dtl/all/ -a --) ;;
+		dtlbefore)
+			rmmod dtl_pmu && insmod /dtl/dtl_before.ko || echo "P1 error: dtl_before.ko"
+			wait_quiet
+			u=$(pipe_usecs perf-dtl record -q -o /tmp/b.data -e dtl/all/ -a --)
+			rmmod dtl_pmu && insmod /dtl/dtl_pmu.ko || echo "P1 error: dtl_pmu.ko"
+			wait_quiet ;;
 		dtl[248])
 			start_sessions ${mode#dtl}
 			u=$(pipe_usecs perf-dtl record -q -o /tmp/b.data -e dtl/all/ -a --)
@@ -99,9 +110,9 @@ for r in $(seq $ROUNDS); do
 		esac
 		echo "P2 $mode $(stat -c %s /tmp/b.data) $((c1 - c0))"
 		t0=$(now_cs)
-		if [ $mode = dtl ]; then
+		if [ $mode = dtl ] || [ $mode = dtlbefore ]; then
 			lost=$(dtl_lost)
-			echo "P6 dtl $lost"
+			echo "P6 $mode $lost"
 		elif [ $mode = tracecmd ]; then
 			trace-cmd report -i /tmp/b.data >/dev/null 2>&1
 		else

@@ -489,21 +489,6 @@ void dtl_pmu_user_transient(struct perf_event *event, const char *what);
 int dtl_pmu_trace_get(void);
 void dtl_pmu_trace_put(void);
 
-/* A context switch, as the sched_switch probe saw it, for the log. */
-struct dtl_switch {
-	struct task_struct	*prev;
-	struct task_struct	*next;
-	u64			now;	/* local_clock() */
-	u64			wait;	/* @next's wait on this run queue */
-	u64			steal;	/* this CPU's steal clock */
-	u8			kind;	/* PERF_DTL_KIND_* of @prev's leaving */
-	bool			next_known;	/* @next_last is @next's */
-	struct dtl_block_info	next_last;	/* how @next last left a CPU */
-};
-
-void dtl_pmu_trace_log_switch(struct dtl_cpu *dc, struct perf_dtl_entry *log,
-			      const struct dtl_switch *sw);
-
 /*
  * Per-task state (dtl_task.c; in the out-of-tree build of older kernels,
  * the compatibility layer's table): how a task last left a CPU, written
@@ -598,5 +583,18 @@ struct dtl_cpu {
 
 DECLARE_PER_CPU(struct dtl_cpu, dtl_pmu_cpus);
 extern unsigned int dtl_pmu_log_entries;
+
+/*
+ * The next record of this CPU's log @log, numbered: how the probes of
+ * both files write one.  On the log's CPU, with interrupts disabled.
+ */
+static inline struct perf_dtl_entry *dtl_log_next(struct dtl_cpu *dc,
+						  struct perf_dtl_entry *log)
+{
+	struct perf_dtl_entry *e = &log[dc->head & (dtl_pmu_log_entries - 1)];
+
+	e->seq = dc->head++;
+	return e;
+}
 
 #endif /* __DRIVERS_PERF_DTL_H */

@@ -117,7 +117,8 @@ static inline u64 dtl_steal_now(void)
 
 /*
  * The run-queue wait of the run in progress on this CPU, without a clock
- * read: what the scheduler added to its task's sched_info.run_delay since
+ * read, its task's sched_info.run_delay being @run_delay: what the
+ * scheduler added to it since
  * @dc->run_delay_start (see dtl_sched_switch()): when it dispatched it,
  * rq_clock() at dispatch minus at enqueue, right after the sched_switch
  * probe (sched_info_switch() in prepare_task_switch()), so known from
@@ -126,12 +127,9 @@ static inline u64 dtl_steal_now(void)
  * schedstat's.  The idle task has none.  On this CPU, with interrupts off
  * or from its events' callbacks.
  */
-static inline u64 dtl_run_wait(const struct dtl_cpu *dc,
-			       const struct task_struct *p)
+static inline u64 dtl_run_wait(const struct dtl_cpu *dc, u64 run_delay)
 {
-	u64 delay = READ_ONCE(p->sched_info.run_delay);
-
-	return delay > dc->run_delay_start ? delay - dc->run_delay_start : 0;
+	return run_delay > dc->run_delay_start ? run_delay - dc->run_delay_start : 0;
 }
 
 /*
@@ -181,7 +179,11 @@ static u8 dtl_switch_kind(bool preempt, struct task_struct *prev,
 /*
  * Called from __schedule() with the runqueue lock held and interrupts
  * disabled, before perf schedules out @prev's events and schedules in
- * @next's.
+ * @next's.  One function, on the path of every context switch: each value
+ * is read or worked out once, and the record is written in place.  Both
+ * tasks' sched_info stay still meanwhile: the scheduler updates them
+ * after this probe (sched_info_switch()), and @next is on this runqueue,
+ * whose lock is held.
  */
 static void dtl_sched_switch(void *data, bool preempt,
 			     struct task_struct *prev,
@@ -191,13 +193,13 @@ static void dtl_sched_switch(void *data, bool preempt,
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	struct perf_dtl_entry *log = READ_ONCE(dc->log);
 	unsigned long gen = READ_ONCE(dtl_hook_gen);
-	struct dtl_switch sw = {
-		.prev	= prev,
-		.next	= next,
-		.steal	= dtl_steal_now(),
-		.kind	= dtl_switch_kind(preempt, prev, prev_state),
-	};
-	u64 run_delay = READ_ONCE(next->sched_info.run_delay);
+	u8 kind = dtl_switch_kind(preempt, prev, prev_state);
+	u64 prev_delay = READ_ONCE(prev->sched_info.run_delay);
+	u64 next_delay = READ_ONCE(next->sched_info.run_delay);
+	u64 steal = dtl_steal_now(), now = 0, wait = 0, queued = 0;
+	/* Written by dtl_task_last(), read only where it said so. */
+	struct dtl_block_info last __uninitialized;
+	bool known = false;
 
 	/*
 	 * The counters need no clock (dtl_run_wait()); the records do, and
@@ -205,25 +207,25 @@ static void dtl_sched_switch(void *data, bool preempt,
 	 * be.
 	 */
 	if (log) {
-		sw.now = local_clock();
-		sw.wait = dtl_wait_ns(READ_ONCE(next->sched_info.last_queued),
-				      sw.now);
+		now = local_clock();
+		queued = READ_ONCE(next->sched_info.last_queued);
+		wait = dtl_wait_ns(queued, now);
 	}
 
 	dtl_ctx_switch_seen(dc);
 	dc->switches++;
 	if (likely(dtl_run_is(dc, prev))) {
 		dc->total[DTL_CNT_DISPATCHES]++;
-		dc->total[DTL_CNT_WAIT_NS] += dtl_run_wait(dc, prev);
+		dc->total[DTL_CNT_WAIT_NS] += dtl_run_wait(dc, prev_delay);
 		dc->total[DTL_CNT_STEAL_NS] += dtl_steal_delta(dc->run_steal_start,
-							       sw.steal);
+							       steal);
 		/*
 		 * Still runnable: preempted, or it yielded.  This is what the
 		 * scheduler counts in nivcsw, except for a block aborted by a
 		 * pending signal, which it counts as voluntary.  The idle task
 		 * is always runnable: leaving it is no preemption.
 		 */
-		if (sw.kind == PERF_DTL_KIND_PREEMPT)
+		if (kind == PERF_DTL_KIND_PREEMPT)
 			dc->total[DTL_CNT_PREEMPTIONS]++;
 	} else {
 		/*
@@ -232,8 +234,8 @@ static void dtl_sched_switch(void *data, bool preempt,
 		 * had started yet, the run is nobody's.
 		 */
 		dc->gen = gen;
-		dc->run_start = sw.now;
-		dc->run_steal_start = sw.steal;
+		dc->run_start = now;
+		dc->run_steal_start = steal;
 	}
 
 	/*
@@ -242,20 +244,58 @@ static void dtl_sched_switch(void *data, bool preempt,
 	 * switch is done (finish_task() releases its on_cpu), so that
 	 * dispatch reads what is written here.
 	 */
-	if (sw.kind == PERF_DTL_KIND_PREEMPT || sw.kind == PERF_DTL_KIND_BLOCK) {
+	if (kind == PERF_DTL_KIND_PREEMPT || kind == PERF_DTL_KIND_BLOCK) {
 		struct dtl_block_info left = {
-			.time		= sw.now,
-			.run_delay	= READ_ONCE(prev->sched_info.run_delay),
-			.blocked	= sw.kind == PERF_DTL_KIND_BLOCK,
+			.time		= now,
+			.run_delay	= prev_delay,
+			.blocked	= kind == PERF_DTL_KIND_BLOCK,
 		};
 
 		dtl_task_left(prev, gen, &left);
 	}
 	if (!is_idle_task(next))
-		sw.next_known = dtl_task_last(next, gen, &sw.next_last);
+		known = dtl_task_last(next, gen, &last);
 
-	if (log)
-		dtl_pmu_trace_log_switch(dc, log, &sw);
+	if (log) {
+		struct perf_dtl_entry *e;
+		u8 flags = 0;
+
+		smp_rmb();	/* log_since was published before the log */
+		e = dtl_log_next(dc, log);
+		dc->last_switch = e->seq;
+		e->time = now;
+		e->prev_pid = task_tgid_nr(prev);
+		e->prev_tid = task_pid_nr(prev);
+		e->next_pid = task_tgid_nr(next);
+		e->next_tid = task_pid_nr(next);
+		e->wait_ns = wait;
+		e->ran_ns = dtl_ran_ns(now, dc->run_start, dc->log_since);
+		e->steal_ns = dtl_steal_field(dtl_steal_delta(dc->run_steal_start,
+							      steal), &flags);
+		e->blocked_ns = 0;
+		if (prev->flags & PF_KTHREAD)
+			flags |= PERF_DTL_F_PREV_KTHREAD;
+		if (next->flags & PF_KTHREAD)
+			flags |= PERF_DTL_F_NEXT_KTHREAD;
+		/*
+		 * Where dtl saw @next leave a CPU with a log to stamp it, its
+		 * wait is the whole time it was runnable since, on any run
+		 * queue (dtl_waited_ns()); else (flagged blocked unknown) only
+		 * the wait on this CPU's queue is known.
+		 */
+		if (!is_idle_task(next)) {
+			if (known && last.time &&
+			    dtl_blocked_ns(&last, next_delay, queued, now,
+					   &e->blocked_ns))
+				e->wait_ns = dtl_waited_ns(&last, next_delay,
+							   wait, now);
+			else
+				flags |= PERF_DTL_F_BLOCKED_UNKNOWN;
+		}
+		e->kind = kind;
+		e->flags = flags;
+		e->cpu = smp_processor_id();
+	}
 
 	/*
 	 * The wait @next's run will charge: what run_delay grows by from
@@ -268,16 +308,16 @@ static void dtl_sched_switch(void *data, bool preempt,
 	 * run_delay is wait before this dispatch.  Else from now: this
 	 * dispatch's wait only.
 	 */
-	if (sw.next_known && sw.next_last.run_delay <= run_delay)
-		run_delay = sw.next_last.run_delay;
+	if (known && last.run_delay <= next_delay)
+		next_delay = last.run_delay;
 	else if (!is_idle_task(next) && !READ_ONCE(next->sched_info.pcount))
-		run_delay = 0;
+		next_delay = 0;
 
 	dc->run_task = next;
 	dc->run_task_start = next->start_time;
-	dc->run_delay_start = run_delay;
-	dc->run_start = sw.now;
-	dc->run_steal_start = sw.steal;
+	dc->run_delay_start = next_delay;
+	dc->run_start = now;
+	dc->run_steal_start = steal;
 }
 
 /* The part of the run in progress on this CPU that counter @idx will charge. */
@@ -290,7 +330,7 @@ static u64 dtl_run_pending(struct dtl_cpu *dc, int idx)
 	case DTL_CNT_DISPATCHES:
 		return 1;
 	case DTL_CNT_WAIT_NS:
-		return dtl_run_wait(dc, current);
+		return dtl_run_wait(dc, READ_ONCE(current->sched_info.run_delay));
 	case DTL_CNT_STEAL_NS:
 		return dtl_steal_delta(dc->run_steal_start, dtl_steal_now());
 	default:

@@ -178,71 +178,6 @@ static inline struct dtl_trace *dtl_trace_of(struct perf_event *event)
 	return ((struct dtl_user *)event->pmu_private)->trace_state;
 }
 
-static struct perf_dtl_entry *dtl_log_next(struct dtl_cpu *dc,
-					   struct perf_dtl_entry *log)
-{
-	struct perf_dtl_entry *e = &log[dc->head & (dtl_pmu_log_entries - 1)];
-
-	e->seq = dc->head++;
-	return e;
-}
-
-/*
- * Log the switch @sw on this CPU.  Called from the sched_switch probe
- * with interrupts disabled, before @dc describes @next's run: dc->run_*
- * still describe @prev's.
- */
-void dtl_pmu_trace_log_switch(struct dtl_cpu *dc, struct perf_dtl_entry *log,
-			      const struct dtl_switch *sw)
-{
-	const struct dtl_block_info *last = &sw->next_last;
-	struct task_struct *prev = sw->prev, *next = sw->next;
-	struct perf_dtl_entry *e;
-	u8 flags = 0;
-
-	smp_rmb();	/* log_since was published before the log */
-
-	e = dtl_log_next(dc, log);
-	dc->last_switch = e->seq;
-	e->time = sw->now;
-	e->prev_pid = task_tgid_nr(prev);
-	e->prev_tid = task_pid_nr(prev);
-	e->next_pid = task_tgid_nr(next);
-	e->next_tid = task_pid_nr(next);
-	e->wait_ns = sw->wait;
-	e->ran_ns = dtl_ran_ns(sw->now, dc->run_start, dc->log_since);
-	e->steal_ns = dtl_steal_field(dtl_steal_delta(dc->run_steal_start,
-						      sw->steal), &flags);
-	e->blocked_ns = 0;
-	if (prev->flags & PF_KTHREAD)
-		flags |= PERF_DTL_F_PREV_KTHREAD;
-	if (next->flags & PF_KTHREAD)
-		flags |= PERF_DTL_F_NEXT_KTHREAD;
-
-	/*
-	 * Where dtl saw @next leave a CPU with a log to stamp it, its wait is
-	 * the whole time it was runnable since, on any run queue
-	 * (dtl_waited_ns()); else (flagged blocked unknown) only the wait on
-	 * this CPU's queue is known.
-	 */
-	if (!is_idle_task(next)) {
-		u64 run_delay = READ_ONCE(next->sched_info.run_delay);
-
-		if (sw->next_known && last->time &&
-		    dtl_blocked_ns(last, run_delay,
-				   READ_ONCE(next->sched_info.last_queued),
-				   sw->now, &e->blocked_ns))
-			e->wait_ns = dtl_waited_ns(last, run_delay, sw->wait,
-						   sw->now);
-		else
-			flags |= PERF_DTL_F_BLOCKED_UNKNOWN;
-	}
-
-	e->kind = sw->kind;
-	e->flags = flags;
-	e->cpu = smp_processor_id();
-}
-
 /*
  * sched_migrate_task: @p moves to @dest_cpu.  Called with the runqueue
  * lock or @p's pi_lock held, so with interrupts disabled; logged on the
@@ -661,7 +596,7 @@ static unsigned int dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 		.cpu	= smp_processor_id(),
 	};
 	unsigned int len, hdr;
-	struct dtl_out o;
+	struct dtl_out o __uninitialized;
 
 	/* With a header, the LOST record fits after it. */
 	hdr = dtl_put_header(t, aux, off, room, dtl_lost_room(t, aux));
@@ -773,7 +708,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	u64 head = dc->head, seq, first, overrun;
 	u32 *running = dtl_trace_per_task(t) ? &t->running : NULL;
 	unsigned long room, reserve, used = 0, base = 0;
-	struct dtl_out o;
+	struct dtl_out o __uninitialized;
 	unsigned int len;
 	struct dtl_aux *aux;
 	bool gap = false;
