@@ -86,7 +86,9 @@ def main():
 
     sess = {}
     for f in rows_after(lines, 'P1: dtl sessions at once'):
-        sess[int(f[0])] = (float(f[3]) - 1) * 100
+        # The session rows ("N session(s) ..."), not the goal line after them.
+        if len(f) > 3 and f[1] == 'session(s)':
+            sess[int(f[0])] = (float(f[3]) - 1) * 100
     pts = {}
     for c in ET.parse(os.path.join(out, 'sessions.svg')).getroot().iter(SVG + 'circle'):
         n, v = c.find(SVG + 'title').text.split(': ')
