@@ -54,6 +54,8 @@ for r in $(seq $ROUNDS); do
 			su -s /bin/sh nobody -c "/dtl/dtl_storm open 1 3 $n" ;;
 		dtl)	su -s /bin/sh nobody -c "/dtl/dtl_storm open $type $cfg $n" ;;
 		esac
+		# A storm whose open failed ends at once: no figure to print.
+		[ $? -eq 0 ] || echo "P7 error: the $ev storm failed (dtl_storm's message above)"
 		touch /tmp/stop
 		i1=$(ipis) t1=$(ms)
 		wait $pid
