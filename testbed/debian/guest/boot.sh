@@ -70,9 +70,20 @@ else
 	not_ok "PCP and perf stat over one run: $((b - a)) and ${s:-none} dispatches"
 fi
 
+# stat_rates FILE: perf stat -x, -I's dispatches, a rate per second for
+# each interval.  pmval and pmrep print rates; perf stat prints counts of
+# intervals that last a little over 1 s each, more when the guest is
+# slowed (1.003, 1.020 and 1.010 s in a run beside two other guests), and
+# their counts then exceed the rates by that much (3 % over 50 s in that
+# run, where 10 s windows of counts were 1.5-5 % above the rates).
+stat_rates() {
+	awk -F, '$4 ~ /dtl\/dispatches/ { t = $1 + 0; printf "%d\n", $2 / (t - p); p = t }' "$1"
+}
+
 # 4. Per interval: pmval's rates (one line of per-CPU rates a second)
 #    against perf stat -I 1000, started together while a steady load
-#    runs; intervals 2 to 9 together agree within 5 %.  The two samplers'
+#    runs; intervals 2 to 9 together agree within 5 %, perf stat's
+#    counts made rates too (stat_rates).  The two samplers'
 #    seconds start a fraction of a second apart, so single seconds differ
 #    as much as the load's rate changes from one second to the next,
 #    which depends on how busy the host is (5.5 % once, with another
@@ -85,7 +96,7 @@ stat=$!
 pmval -t 1 -s 10 -f 0 $m >/tmp/pmval 2>&1
 wait $stat
 kill $load; wait $load 2>/dev/null
-awk -F, '$4 ~ /dtl\/dispatches/ { print $2 }' /tmp/stati | sed -n '2,9p' >/tmp/si
+stat_rates /tmp/stati | sed -n '2,9p' >/tmp/si
 awk '/^ *[0-9][0-9.]*( +[0-9][0-9.]*)* *$/ { s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%d\n", s }' \
 	/tmp/pmval | sed -n '2,9p' >/tmp/pi
 cmp=$(paste /tmp/pi /tmp/si | awk '
@@ -102,10 +113,14 @@ fi
 
 # 5. A pmlogger archive of 60 s, logged while perf stat -I 1000 counts
 #    and a steady load runs, replayed with pmrep.  pmrep's first rate
-#    covers the archive's second second, perf stat's second interval; the
-#    two clocks' seconds start a fraction of a second apart, so under a
-#    load whose rate changes from second to second, 10 s windows (five)
-#    are compared, each within 5 %; the worst single second is shown.
+#    covers the archive's second second, perf stat's second interval.
+#    Their 50 s agree within 2 %, perf stat's counts made rates too
+#    (stat_rates).  Shorter spans are shown, not compared: the two
+#    clocks' seconds start a fraction of a second apart and drift apart
+#    as perf stat's intervals stretch (0.75 s over the 50 s in a guest
+#    slowed by two others beside it), so under a load whose rate changes
+#    from second to second, 10 s windows differed by 5.1 % there, either
+#    way, where the 50 s agreed to 0.02 %.
 cat >/tmp/pmlogger.conf <<CONF
 log mandatory on 1 sec {
 	$m
@@ -122,15 +137,15 @@ kill $load; wait $load 2>/dev/null
 pmrep -a /tmp/dtl-archive -t 1 -o csv $m >/tmp/rep 2>&1
 awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ { s = 0; for (i = 2; i <= NF; i++) s += $i; printf "%d\n", s }' \
 	/tmp/rep | sed -n '2,51p' >/tmp/ai
-awk -F, '$4 ~ /dtl\/dispatches/ { print $2 }' /tmp/stata | sed -n '3,52p' >/tmp/si
+stat_rates /tmp/stata | sed -n '3,52p' >/tmp/si
 cmp=$(paste /tmp/ai /tmp/si | awk '
 	function dev(a, b) { d = (a - b) / b * 100; return d < 0 ? -d : d }
-	$2 > 0 { n++; if (dev($1, $2) > w1) w1 = dev($1, $2); a += $1; b += $2
+	$2 > 0 { n++; if (dev($1, $2) > w1) w1 = dev($1, $2); a += $1; b += $2; ta += $1; tb += $2
 		 if (n % 10 == 0) { if (dev(a, b) > w10) w10 = dev(a, b); list = list " " a "/" b; a = b = 0 } }
-	END { if (n == 50) printf "%.1f %.1f%s\n", w10, w1, list; else print "none (" n + 0 " seconds)" }')
+	END { if (n == 50) printf "%.2f %.1f %.1f%s\n", dev(ta, tb), w10, w1, list; else print "none (" n + 0 " seconds)" }')
 set -- $cmp
-if [ "$1" != none ] && awk -v w="$1" 'BEGIN { exit !(w <= 5) }'; then
-	ok "pmlogger archive of 60 s, replayed with pmrep, against perf stat -I 1000: worst 10 s window $1 %, worst second $2 % (${cmp#* * })"
+if [ "$1" != none ] && awk -v d="$1" 'BEGIN { exit !(d <= 2) }'; then
+	ok "pmlogger archive of 60 s, replayed with pmrep, against perf stat -I 1000: 50 s within $1 %, worst 10 s window $2 %, worst second $3 % (${cmp#* * * })"
 else
 	head -5 /tmp/rep; tail -3 /tmp/rep; head -3 /tmp/stata; cat /tmp/pmlogger.log
 	not_ok "pmlogger archive against perf stat -I 1000: $cmp"
