@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Dispatch Trace Log PMU: definitions shared by the driver's files and its
- * KUnit tests.  The inline functions are pure: they take values and return
- * values, so the tests exercise them without a running PMU.
+ * KUnit tests.  The inline functions but dtl_log_next() are pure: they
+ * take values and return values, so the tests exercise them without a
+ * running PMU.
  */
 #ifndef __DRIVERS_PERF_DTL_H
 #define __DRIVERS_PERF_DTL_H
