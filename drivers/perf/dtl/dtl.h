@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Dispatch Trace Log PMU: definitions shared by the driver's files and its
- * KUnit tests.  The inline functions but dtl_log_next() are pure: they
- * take values and return values, so the tests exercise them without a
- * running PMU.
+ * KUnit tests.  The inline functions are pure -- they take values and
+ * return values, or write only the log they are given -- so the tests
+ * exercise them without a running PMU.
  */
 #ifndef __DRIVERS_PERF_DTL_H
 #define __DRIVERS_PERF_DTL_H
@@ -181,23 +181,6 @@ static inline bool dtl_filter_match(const struct dtl_filter *f,
 }
 
 /*
- * Where a consumer whose next record is @cursor resumes in a log of
- * @nr_entries records whose next record to be written is @head: the
- * oldest record still in the log if the producer lapped it.  *@overrun
- * gets the number of records it missed.
- */
-static inline u64 dtl_log_resume(u64 cursor, u64 head, u64 nr_entries,
-				 u64 *overrun)
-{
-	if (head - cursor > nr_entries) {
-		*overrun = head - nr_entries - cursor;
-		return head - nr_entries;
-	}
-	*overrun = 0;
-	return cursor;
-}
-
-/*
  * Write the header that begins an AUX transaction whose records are of
  * @format at @out (PERF_DTL_HEADER_SIZE bytes, 8-byte aligned).
  */
@@ -327,6 +310,215 @@ static inline void dtl_compact_next(struct dtl_compact *s,
 		s->next_pid = e->next_pid;
 		s->next_tid = e->next_tid;
 	}
+}
+
+/*
+ * The dispatch log.  A CPU's log is a ring of bytes written in the
+ * compact format (PERF_DTL_FORMAT_COMPACT), as a trace event delivers it:
+ * a switch or migration record is short where it follows on from the
+ * record before it in the log, else long; a PAD slot comes before a long
+ * record that would straddle the end of the ring.  So the common reader
+ * -- one that keeps every record, in the initial pid namespace, whose AUX
+ * buffer last got the record before -- copies the log as it is, and only
+ * the others decode it (dtl_log_read()).
+ *
+ * Positions count bytes since the log was created.  Where a record is the
+ * first to begin in a DTL_LOG_BLOCK of the ring, the log keeps a key: its
+ * position, number, and the record before it as a decoder needs it.  A
+ * reader that the log lapped resumes at the key of the oldest block that
+ * is still whole (dtl_log_resume()), short records and all.
+ */
+#define DTL_LOG_BLOCK		4096
+
+/* A place in a log: the record there, and what comes before it. */
+struct dtl_log_cursor {
+	u64			pos;	/* byte position of the record */
+	u64			seq;	/* its sequence number */
+	struct dtl_compact	st;	/* the record before it */
+};
+
+/*
+ * A CPU's log: @mask + 1 bytes at @buf (a power of 2, at least
+ * DTL_LOG_BLOCK) and a key per block; @pos and @head, the position and
+ * number of the next record to be written; @last, the record before it.
+ */
+struct dtl_log {
+	u8			*buf;
+	struct dtl_log_cursor	*keys;
+	u64			mask;
+	u64			pos;
+	u64			head;
+	struct dtl_compact	last;
+};
+
+/*
+ * The probe's choice: may a switch at @time from @prev_pid/@prev_tid,
+ * with these times, be written short after the record @s describes?
+ * What dtl_compact_follows() asks of a record, less what always holds in
+ * a log (one CPU, consecutive numbers).
+ */
+static inline bool dtl_log_follows(const struct dtl_compact *s, u64 time,
+				   u32 prev_pid, u32 prev_tid, u64 wait_ns,
+				   u64 blocked_ns, u64 ran_ns)
+{
+	return s->valid && s->have_next && s->next_tid == prev_tid &&
+	       s->next_pid == prev_pid && time >= s->time &&
+	       time - s->time <= U32_MAX &&
+	       (wait_ns | blocked_ns | ran_ns) <= U32_MAX;
+}
+
+/* The same for a migration record at @time. */
+static inline bool dtl_log_follows_migrate(const struct dtl_compact *s,
+					   u64 time)
+{
+	return s->valid && time >= s->time && time - s->time <= U32_MAX;
+}
+
+/* Keep a key for the record that begins at @l->pos, the first of its block. */
+static inline void dtl_log_key(struct dtl_log *l)
+{
+	struct dtl_log_cursor *k = &l->keys[(l->pos & l->mask) / DTL_LOG_BLOCK];
+
+	k->pos = l->pos;
+	k->seq = l->head;
+	k->st = l->last;
+}
+
+/*
+ * Where the next record of @l, of @len bytes, is written: after a PAD
+ * slot where a long record would straddle the end of the ring.
+ * dtl_log_commit() then accounts for it.  On the log's CPU, with
+ * interrupts disabled.
+ */
+static inline void *dtl_log_slot(struct dtl_log *l, unsigned int len)
+{
+	u64 off = l->pos & l->mask;
+
+	if (unlikely(len > PERF_DTL_SLOT_SIZE &&
+		     off == l->mask + 1 - PERF_DTL_SLOT_SIZE)) {
+		l->buf[off] = PERF_DTL_REC_PAD;
+		l->pos += PERF_DTL_SLOT_SIZE;
+		dtl_log_key(l);
+		off = 0;
+	}
+	return l->buf + off;
+}
+
+/*
+ * The record of @len bytes at dtl_log_slot(), of @time, is written; a
+ * switch record has set @l->last's next_pid and next_tid (and have_next)
+ * already.  The record after it may be the first of a block.
+ */
+static inline void dtl_log_commit(struct dtl_log *l, unsigned int len,
+				  u64 time)
+{
+	u64 pos = l->pos;
+
+	l->pos = pos + len;
+	l->last.valid = true;
+	l->last.seq = l->head++;
+	l->last.time = time;
+	if ((pos ^ l->pos) >= DTL_LOG_BLOCK)
+		dtl_log_key(l);
+}
+
+/* Has the log, whose next record is at @head, overwritten position @pos? */
+static inline bool dtl_log_lapped(const struct dtl_log *l, u64 pos, u64 head)
+{
+	return head - pos > l->mask + 1;
+}
+
+/*
+ * Where a reader that the log lapped resumes, the log's next record being
+ * at @head: the key of the oldest block whose records are all still there
+ * (a key has the position of the block's first record).
+ */
+static inline u64 dtl_log_resume_block(const struct dtl_log *l, u64 head)
+{
+	return ALIGN(head - (l->mask + 1), DTL_LOG_BLOCK);
+}
+
+static inline const struct dtl_log_cursor *
+dtl_log_key_of(const struct dtl_log *l, u64 block)
+{
+	return &l->keys[(block & l->mask) / DTL_LOG_BLOCK];
+}
+
+/*
+ * Decode the record at @c of the log @l into @e, and move @c past it.
+ * A short record is decoded with the record before it, which @c has.
+ */
+static inline void dtl_log_read(const struct dtl_log *l,
+				struct dtl_log_cursor *c,
+				struct perf_dtl_entry *e)
+{
+	const u8 *p = l->buf + (c->pos & l->mask);
+
+	if ((p[0] & PERF_DTL_REC_FORM_MASK) == PERF_DTL_REC_PAD) {
+		c->pos += PERF_DTL_SLOT_SIZE;
+		p = l->buf + (c->pos & l->mask);
+	}
+	e->kind = p[0] & PERF_DTL_REC_KIND_MASK;
+	if ((p[0] & PERF_DTL_REC_FORM_MASK) == PERF_DTL_REC_LONG) {
+		const struct perf_dtl_long *r = (const void *)p;
+
+		e->flags = r->flags;
+		e->cpu = r->cpu;
+		e->steal_ns = r->steal_ns;
+		e->time = r->time;
+		e->seq = r->seq;
+		e->prev_pid = r->prev_pid;
+		e->prev_tid = r->prev_tid;
+		e->next_pid = r->next_pid;	/* from_cpu, for MIGRATE */
+		e->next_tid = r->next_tid;	/* to_cpu */
+		e->wait_ns = r->wait_ns;
+		e->blocked_ns = r->blocked_ns;
+		e->ran_ns = r->ran_ns;
+		c->pos += PERF_DTL_ENTRY_SIZE;
+	} else {
+		const struct perf_dtl_short *r = (const void *)p;
+
+		e->flags = r->flags;
+		e->cpu = c->st.cpu;
+		e->time = c->st.time + r->time_delta;
+		e->seq = c->st.seq + 1;
+		if (e->kind == PERF_DTL_KIND_MIGRATE) {
+			e->prev_pid = r->prev_pid;
+			e->prev_tid = r->prev_tid;
+			e->from_cpu = r->from_cpu;
+			e->to_cpu = r->to_cpu;
+			e->wait_ns = 0;
+			e->blocked_ns = 0;
+			e->ran_ns = 0;
+			e->steal_ns = 0;
+		} else {
+			e->prev_pid = c->st.next_pid;
+			e->prev_tid = c->st.next_tid;
+			e->next_pid = r->next_pid;
+			e->next_tid = r->next_tid;
+			e->wait_ns = r->wait_ns;
+			e->blocked_ns = r->blocked_ns;
+			e->ran_ns = r->ran_ns;
+			e->steal_ns = r->steal_ns;
+		}
+		c->pos += PERF_DTL_SLOT_SIZE;
+	}
+	c->seq++;
+	dtl_compact_next(&c->st, e);
+}
+
+/*
+ * Is the record before an AUX buffer's next one, @enc, the one before a
+ * log's, @st?  Then the log's next records may be copied as they are.
+ */
+static inline bool dtl_compact_same(const struct dtl_compact *enc,
+				    const struct dtl_compact *st)
+{
+	return enc->valid && st->valid && enc->cpu == st->cpu &&
+	       enc->seq == st->seq && enc->time == st->time &&
+	       enc->have_next == st->have_next &&
+	       (!st->have_next || (enc->next_pid == st->next_pid &&
+				   enc->next_tid == st->next_tid));
 }
 
 /*
@@ -549,13 +741,20 @@ struct dtl_cpu {
 	u64			run_delay_start;	/* its sched_info.run_delay */
 	u64			run_start;	/* local_clock(), 0 if not read */
 	u64			run_steal_start;
-	/* The dispatch log, while a trace event exists. */
-	struct perf_dtl_entry	*log;
-	u64			head;		/* sequence of the next record */
-	u64			base;		/* sequence of the log's first */
-	u64			last_switch;	/* sequence of the last switch */
+	/*
+	 * The dispatch log, while a trace event exists (@log.buf is not
+	 * NULL).  @base: the sequence of its first record.  The last switch
+	 * record: its position, number, and prev (the record has it only if
+	 * long); its time is @run_start.
+	 */
+	struct dtl_log		log;
+	u64			base;
+	u64			last_switch;
+	u64			last_switch_pos;
+	u32			last_switch_prev_pid;
+	u32			last_switch_prev_tid;
 	u64			log_since;	/* cpu_clock() at publication */
-	struct perf_dtl_entry	*log_mem;	/* @log while it is published */
+	void			*log_mem;	/* @log.buf while it is published */
 	/*
 	 * The AUX buffer that per-task events last wrote this CPU's records
 	 * to, while dtl_aux_gen was @aux_gen, and the last record written
@@ -584,18 +783,5 @@ struct dtl_cpu {
 
 DECLARE_PER_CPU(struct dtl_cpu, dtl_pmu_cpus);
 extern unsigned int dtl_pmu_log_entries;
-
-/*
- * The next record of this CPU's log @log, numbered: how the probes of
- * both files write one.  On the log's CPU, with interrupts disabled.
- */
-static inline struct perf_dtl_entry *dtl_log_next(struct dtl_cpu *dc,
-						  struct perf_dtl_entry *log)
-{
-	struct perf_dtl_entry *e = &log[dc->head & (dtl_pmu_log_entries - 1)];
-
-	e->seq = dc->head++;
-	return e;
-}
 
 #endif /* __DRIVERS_PERF_DTL_H */

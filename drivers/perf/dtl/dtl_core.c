@@ -191,7 +191,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 			     unsigned int prev_state)
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
-	struct perf_dtl_entry *log = READ_ONCE(dc->log);
+	u8 *log = READ_ONCE(dc->log.buf);
 	unsigned long gen = READ_ONCE(dtl_hook_gen);
 	u8 kind = dtl_switch_kind(preempt, prev, prev_state);
 	u64 prev_delay = READ_ONCE(prev->sched_info.run_delay);
@@ -257,22 +257,18 @@ static void dtl_sched_switch(void *data, bool preempt,
 		known = dtl_task_last(next, gen, &last);
 
 	if (log) {
-		struct perf_dtl_entry *e;
+		struct dtl_compact *s = &dc->log.last;
+		u32 prev_pid = task_tgid_nr(prev), prev_tid = task_pid_nr(prev);
+		u32 next_pid = task_tgid_nr(next), next_tid = task_pid_nr(next);
+		u64 blocked = 0, ran;
+		unsigned int len;
+		u32 steal_ns;
 		u8 flags = 0;
 
 		smp_rmb();	/* log_since was published before the log */
-		e = dtl_log_next(dc, log);
-		dc->last_switch = e->seq;
-		e->time = now;
-		e->prev_pid = task_tgid_nr(prev);
-		e->prev_tid = task_pid_nr(prev);
-		e->next_pid = task_tgid_nr(next);
-		e->next_tid = task_pid_nr(next);
-		e->wait_ns = wait;
-		e->ran_ns = dtl_ran_ns(now, dc->run_start, dc->log_since);
-		e->steal_ns = dtl_steal_field(dtl_steal_delta(dc->run_steal_start,
-							      steal), &flags);
-		e->blocked_ns = 0;
+		ran = dtl_ran_ns(now, dc->run_start, dc->log_since);
+		steal_ns = dtl_steal_field(dtl_steal_delta(dc->run_steal_start,
+							   steal), &flags);
 		if (prev->flags & PF_KTHREAD)
 			flags |= PERF_DTL_F_PREV_KTHREAD;
 		if (next->flags & PF_KTHREAD)
@@ -286,15 +282,56 @@ static void dtl_sched_switch(void *data, bool preempt,
 		if (!is_idle_task(next)) {
 			if (known && last.time &&
 			    dtl_blocked_ns(&last, next_delay, queued, now,
-					   &e->blocked_ns))
-				e->wait_ns = dtl_waited_ns(&last, next_delay,
-							   wait, now);
+					   &blocked))
+				wait = dtl_waited_ns(&last, next_delay, wait, now);
 			else
 				flags |= PERF_DTL_F_BLOCKED_UNKNOWN;
 		}
-		e->kind = kind;
-		e->flags = flags;
-		e->cpu = smp_processor_id();
+
+		/* The record, in the form a reader delivers it (dtl.h). */
+		if (dtl_log_follows(s, now, prev_pid, prev_tid, wait, blocked,
+				    ran)) {
+			struct perf_dtl_short *r = dtl_log_slot(&dc->log,
+							       PERF_DTL_SLOT_SIZE);
+
+			r->rec = PERF_DTL_REC_SHORT | kind;
+			r->flags = flags;
+			r->reserved = 0;
+			r->time_delta = now - s->time;
+			r->next_pid = next_pid;
+			r->next_tid = next_tid;
+			r->wait_ns = wait;
+			r->blocked_ns = blocked;
+			r->ran_ns = ran;
+			r->steal_ns = steal_ns;
+			len = PERF_DTL_SLOT_SIZE;
+		} else {
+			struct perf_dtl_long *r = dtl_log_slot(&dc->log,
+							      PERF_DTL_ENTRY_SIZE);
+
+			r->rec = PERF_DTL_REC_LONG | kind;
+			r->flags = flags;
+			r->cpu = smp_processor_id();
+			r->steal_ns = steal_ns;
+			r->time = now;
+			r->seq = dc->log.head;
+			r->prev_pid = prev_pid;
+			r->prev_tid = prev_tid;
+			r->next_pid = next_pid;
+			r->next_tid = next_tid;
+			r->wait_ns = wait;
+			r->blocked_ns = blocked;
+			r->ran_ns = ran;
+			len = PERF_DTL_ENTRY_SIZE;
+		}
+		dc->last_switch = dc->log.head;
+		dc->last_switch_pos = dc->log.pos;
+		dc->last_switch_prev_pid = prev_pid;
+		dc->last_switch_prev_tid = prev_tid;
+		s->have_next = true;
+		s->next_pid = next_pid;
+		s->next_tid = next_tid;
+		dtl_log_commit(&dc->log, len, now);
 	}
 
 	/*

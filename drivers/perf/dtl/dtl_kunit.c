@@ -301,22 +301,6 @@ static void dtl_test_waited(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dtl_waited_ns(&last, 50, 250, 900), 250ULL);
 }
 
-static void dtl_test_log_resume(struct kunit *test)
-{
-	u64 overrun;
-
-	/* Caught up, or behind within the log: nothing lost. */
-	KUNIT_EXPECT_EQ(test, dtl_log_resume(100, 100, 64, &overrun), 100ULL);
-	KUNIT_EXPECT_EQ(test, overrun, 0ULL);
-	KUNIT_EXPECT_EQ(test, dtl_log_resume(36, 100, 64, &overrun), 36ULL);
-	KUNIT_EXPECT_EQ(test, overrun, 0ULL);
-	/* Lapped: resume at the oldest record, the rest is lost. */
-	KUNIT_EXPECT_EQ(test, dtl_log_resume(35, 100, 64, &overrun), 36ULL);
-	KUNIT_EXPECT_EQ(test, overrun, 1ULL);
-	KUNIT_EXPECT_EQ(test, dtl_log_resume(0, 1000, 64, &overrun), 936ULL);
-	KUNIT_EXPECT_EQ(test, overrun, 936ULL);
-}
-
 static void dtl_test_drain_interval(struct kunit *test)
 {
 	const u64 ms = 1000000;
@@ -401,6 +385,162 @@ static void dtl_switch_init(struct perf_dtl_entry *e, u16 cpu, u64 seq,
 }
 
 /* Encode @e after @s, check its size, and account for it. */
+/*
+ * The probe's choice of form: short only where the record follows on
+ * from the log's record before it, as a reader decodes it, which is what
+ * the AUX format asks of a short record (dtl_compact_follows()).
+ */
+static void dtl_test_log_form(struct kunit *test)
+{
+	struct dtl_compact s = { .valid = true, .have_next = true, .cpu = 1,
+				 .next_pid = 10, .next_tid = 11, .seq = 99,
+				 .time = 1000 };
+	struct perf_dtl_entry e;
+	u64 big = (u64)U32_MAX + 1;
+
+	KUNIT_EXPECT_TRUE(test, dtl_log_follows(&s, 2000, 10, 11, 5, 6, 7));
+	/* And so does the AUX format, for the same record. */
+	dtl_switch_init(&e, 1, 100, 2000, 11, 12);
+	e.prev_pid = 10;
+	KUNIT_EXPECT_TRUE(test, dtl_compact_follows(&s, &e));
+	/* Another prev (a switch the log did not see), or no switch before. */
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows(&s, 2000, 10, 12, 5, 6, 7));
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows(&s, 2000, 9, 11, 5, 6, 7));
+	s.have_next = false;
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows(&s, 2000, 10, 11, 5, 6, 7));
+	KUNIT_EXPECT_TRUE(test, dtl_log_follows_migrate(&s, 2000));
+	s.have_next = true;
+	/* A time delta or a field that does not fit 32 bits. */
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows(&s, 1000 + big, 10, 11, 5, 6, 7));
+	KUNIT_EXPECT_TRUE(test, dtl_log_follows(&s, 1000ULL + U32_MAX, 10, 11, 5, 6, 7));
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows(&s, 999, 10, 11, 5, 6, 7));
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows(&s, 2000, 10, 11, big, 6, 7));
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows(&s, 2000, 10, 11, 5, big, 7));
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows(&s, 2000, 10, 11, 5, 6, big));
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows_migrate(&s, 1000 + big));
+	e.ran_ns = big;
+	KUNIT_EXPECT_FALSE(test, dtl_compact_follows(&s, &e));
+	/* The log's first record. */
+	s.valid = false;
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows(&s, 2000, 10, 11, 5, 6, 7));
+	KUNIT_EXPECT_FALSE(test, dtl_log_follows_migrate(&s, 2000));
+}
+
+/* Write @e to @l as the probes do: in the form dtl_log_follows*() choose. */
+static unsigned int dtl_test_log_put(struct dtl_log *l, struct perf_dtl_entry *e)
+{
+	bool mig = e->kind == PERF_DTL_KIND_MIGRATE;
+	bool fits = mig ? dtl_log_follows_migrate(&l->last, e->time) :
+			  dtl_log_follows(&l->last, e->time, e->prev_pid,
+					  e->prev_tid, e->wait_ns,
+					  e->blocked_ns, e->ran_ns);
+	unsigned int len = fits ? PERF_DTL_SLOT_SIZE : PERF_DTL_ENTRY_SIZE;
+	void *slot = dtl_log_slot(l, len);
+
+	e->seq = l->head;
+	e->cpu = l->last.cpu;
+	dtl_compact_write(&l->last, e, fits, slot);
+	if (!mig) {
+		l->last.have_next = true;
+		l->last.next_pid = e->next_pid;
+		l->last.next_tid = e->next_tid;
+	}
+	dtl_log_commit(l, len, e->time);
+	return len;
+}
+
+#define DTL_TEST_LOG_RECS	600
+
+/*
+ * A log of two blocks, written as the probes write it, read back as the
+ * drain reads it: every record as it was written, across the PAD slot
+ * at the end of the ring; and a reader that the log lapped resumes at
+ * the key of the oldest whole block and decodes on from there.
+ */
+static void dtl_test_log_rw(struct kunit *test)
+{
+	const unsigned int bytes = 2 * DTL_LOG_BLOCK;
+	struct perf_dtl_entry *in, e;
+	struct dtl_log_cursor c, k;
+	unsigned int i, shorts = 0, pads = 0;
+	struct dtl_log l = {};
+	u64 block;
+
+	in = kunit_kcalloc(test, DTL_TEST_LOG_RECS, sizeof(*in), GFP_KERNEL);
+	l.buf = kunit_kzalloc(test, bytes, GFP_KERNEL);
+	l.keys = kunit_kcalloc(test, bytes / DTL_LOG_BLOCK, sizeof(*l.keys),
+			       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, l.buf);
+	KUNIT_ASSERT_NOT_NULL(test, l.keys);
+	l.mask = bytes - 1;
+	l.head = 1000;
+	l.last.cpu = 2;
+	dtl_log_key(&l);
+	c.pos = l.pos;
+	c.seq = l.head;
+	c.st = l.last;
+
+	/* Switches between tasks 1..3, a migration, a long run, now and then. */
+	for (i = 0; i < DTL_TEST_LOG_RECS; i++) {
+		u64 pos = l.pos;
+
+		if (i % 7 == 3) {
+			dtl_entry_init(&in[i], PERF_DTL_KIND_MIGRATE, 50 + i, 0,
+				       PERF_DTL_F_PREV_KTHREAD, 0);
+			in[i].prev_pid = 50;
+			in[i].from_cpu = 2;
+			in[i].to_cpu = 1;
+		} else {
+			u32 prev = i ? in[i - 1 - (i % 7 == 4)].next_tid : 1;
+
+			dtl_switch_init(&in[i], 2, 0, 0, prev, 1 + (i % 3));
+			in[i].next_tid = 1 + (i % 3);
+			in[i].next_pid = in[i].next_tid;
+			in[i].blocked_ns = i;
+			/* Long, and a long one in the last slot of the ring. */
+			if (i % 50 == 10 ||
+			    (l.pos & l.mask) == l.mask + 1 - PERF_DTL_SLOT_SIZE)
+				in[i].ran_ns = 5000000000ULL;
+		}
+		in[i].time = 1000000 + 1000ULL * i;
+		if (dtl_test_log_put(&l, &in[i]) == PERF_DTL_SLOT_SIZE)
+			shorts++;
+		pads += l.pos - pos > PERF_DTL_ENTRY_SIZE;
+		/* Read it back, one at a time as the drain may. */
+		dtl_log_read(&l, &c, &e);
+		KUNIT_EXPECT_EQ(test, memcmp(&e, &in[i], sizeof(e)), 0);
+		KUNIT_EXPECT_EQ(test, c.pos, l.pos);
+		KUNIT_EXPECT_EQ(test, c.seq, l.head);
+	}
+	/* Mostly short, and the ring wrapped with a PAD slot at its end. */
+	KUNIT_EXPECT_GT(test, shorts, DTL_TEST_LOG_RECS * 3 / 4);
+	KUNIT_EXPECT_GE(test, pads, 1U);
+	KUNIT_EXPECT_GT(test, l.pos, 2ULL * bytes);
+
+	/* A reader still at the first record was lapped long ago. */
+	KUNIT_EXPECT_TRUE(test, dtl_log_lapped(&l, 0, l.pos));
+	KUNIT_EXPECT_FALSE(test, dtl_log_lapped(&l, l.pos - bytes, l.pos));
+	KUNIT_EXPECT_TRUE(test, dtl_log_lapped(&l, l.pos - bytes - 1, l.pos));
+	block = dtl_log_resume_block(&l, l.pos);
+	KUNIT_EXPECT_EQ(test, block % DTL_LOG_BLOCK, 0ULL);
+	KUNIT_EXPECT_GE(test, block, l.pos - bytes);
+	KUNIT_EXPECT_LT(test, block, l.pos - bytes + DTL_LOG_BLOCK);
+	k = *dtl_log_key_of(&l, block);
+	/* The key is of this lap, the first record of its block. */
+	KUNIT_EXPECT_GE(test, k.pos, block);
+	KUNIT_EXPECT_LT(test, k.pos, block + PERF_DTL_ENTRY_SIZE);
+	KUNIT_ASSERT_GE(test, k.seq, 1000ULL);
+	KUNIT_ASSERT_LT(test, k.seq, 1000ULL + DTL_TEST_LOG_RECS);
+	/* From it, every record to the end decodes as it was written. */
+	for (i = k.seq - 1000; i < DTL_TEST_LOG_RECS; i++) {
+		dtl_log_read(&l, &k, &e);
+		KUNIT_EXPECT_EQ(test, memcmp(&e, &in[i], sizeof(e)), 0);
+	}
+	KUNIT_EXPECT_EQ(test, k.pos, l.pos);
+	KUNIT_EXPECT_TRUE(test, dtl_compact_same(&k.st, &l.last));
+}
+
 /*
  * The header that begins each AUX transaction stands out in either
  * format: where a format 2 record has its form, and where a format 1
@@ -750,12 +890,13 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_filter),
 	KUNIT_CASE(dtl_test_blocked),
 	KUNIT_CASE(dtl_test_waited),
-	KUNIT_CASE(dtl_test_log_resume),
 	KUNIT_CASE(dtl_test_drain_interval),
 	KUNIT_CASE(dtl_test_drain_resume),
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
 	KUNIT_CASE(dtl_test_compact),
+	KUNIT_CASE(dtl_test_log_form),
+	KUNIT_CASE(dtl_test_log_rw),
 	KUNIT_CASE(dtl_test_header),
 	KUNIT_CASE(dtl_test_steal_delta),
 #if IS_ENABLED(CONFIG_PERF_DTL)

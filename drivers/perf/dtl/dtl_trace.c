@@ -4,10 +4,11 @@
  * that drain it into perf AUX buffers.
  *
  * While a trace event exists every CPU has a log, a ring of
- * dtl_pmu_log_entries records (struct perf_dtl_entry, include/uapi/linux/perf_dtl.h).
- * Only the CPU itself writes its log, from the sched_switch and
+ * dtl_pmu_log_entries * 64 bytes of records in the compact AUX format
+ * (include/uapi/linux/perf_dtl.h; how the log is written and read:
+ * dtl.h).  Only the CPU itself writes its log, from the sched_switch and
  * sched_migrate_task probes, with interrupts disabled; it never waits for
- * a reader, and the records carry consecutive sequence numbers.
+ * a reader, and the records have consecutive sequence numbers.
  *
  * Each trace event is a reader with its own cursor, so any number of
  * sessions get the same records.  The events started on a CPU are
@@ -66,7 +67,13 @@
 unsigned int dtl_pmu_log_entries = 4096;
 module_param_named(log_entries, dtl_pmu_log_entries, uint, 0444);
 MODULE_PARM_DESC(log_entries,
-		 "records in each CPU's dispatch log, a power of 2 in [64, 1048576] (default 4096)");
+		 "size of each CPU's dispatch log in long (64-byte) records, a power of 2 in [64, 1048576] (default 4096); it holds up to twice as many short ones");
+
+/* The bytes of a CPU's log. */
+static size_t dtl_pmu_log_bytes(void)
+{
+	return (size_t)dtl_pmu_log_entries * PERF_DTL_ENTRY_SIZE;
+}
 
 static_assert(sizeof(struct perf_dtl_entry) == PERF_DTL_ENTRY_SIZE);
 static_assert(sizeof(struct perf_dtl_long) == PERF_DTL_ENTRY_SIZE);
@@ -96,7 +103,7 @@ struct dtl_trace {
 	struct perf_event	*event;
 	struct dtl_filter	filter;
 	u64			period_ns;
-	u64			cursor;		/* next record to read */
+	struct dtl_log_cursor	cur;		/* next record to read */
 	u64			lost;		/* kept, not delivered: unreported */
 	u64			lapped;		/* overwritten unread: unreported */
 	u64			last_time;	/* of the last record delivered */
@@ -121,7 +128,12 @@ struct dtl_trace {
 	u64			ns_mono_off;
 	/* Per-task events: do not deliver a record twice on @last_cpu. */
 	int			last_cpu;
-	u64			last_head;
+	struct dtl_log_cursor	last_cur;
+	/*
+	 * It keeps every record, as the initial pid namespace sees it, in
+	 * the compact format: it may copy the log (dtl_trace_copy()).
+	 */
+	bool			copy;
 	/* On dtl_cpu::readers while started. */
 	struct list_head	node;
 	struct perf_output_handle handle;
@@ -186,25 +198,47 @@ static inline struct dtl_trace *dtl_trace_of(struct perf_event *event)
 static void dtl_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
-	struct perf_dtl_entry *log = READ_ONCE(dc->log);
-	struct perf_dtl_entry *e;
+	struct dtl_log *l = &dc->log;
+	u8 *log = READ_ONCE(l->buf);
+	u8 flags = (p->flags & PF_KTHREAD) ? PERF_DTL_F_PREV_KTHREAD : 0;
+	u64 now;
 
 	if (!log)
 		return;
 
-	e = dtl_log_next(dc, log);
-	e->time = local_clock();
-	e->prev_pid = task_tgid_nr(p);
-	e->prev_tid = task_pid_nr(p);
-	e->from_cpu = task_cpu(p);
-	e->to_cpu = dest_cpu;
-	e->wait_ns = 0;
-	e->blocked_ns = 0;
-	e->ran_ns = 0;
-	e->steal_ns = 0;
-	e->kind = PERF_DTL_KIND_MIGRATE;
-	e->flags = (p->flags & PF_KTHREAD) ? PERF_DTL_F_PREV_KTHREAD : 0;
-	e->cpu = smp_processor_id();
+	now = local_clock();
+	if (dtl_log_follows_migrate(&l->last, now)) {
+		struct perf_dtl_short *r = dtl_log_slot(l, PERF_DTL_SLOT_SIZE);
+
+		r->rec = PERF_DTL_REC_SHORT | PERF_DTL_KIND_MIGRATE;
+		r->flags = flags;
+		r->reserved = 0;
+		r->time_delta = now - l->last.time;
+		r->prev_pid = task_tgid_nr(p);
+		r->prev_tid = task_pid_nr(p);
+		r->from_cpu = task_cpu(p);
+		r->to_cpu = dest_cpu;
+		r->zero[0] = 0;
+		r->zero[1] = 0;
+		dtl_log_commit(l, PERF_DTL_SLOT_SIZE, now);
+	} else {
+		struct perf_dtl_long *r = dtl_log_slot(l, PERF_DTL_ENTRY_SIZE);
+
+		r->rec = PERF_DTL_REC_LONG | PERF_DTL_KIND_MIGRATE;
+		r->flags = flags;
+		r->cpu = smp_processor_id();
+		r->steal_ns = 0;
+		r->time = now;
+		r->seq = l->head;
+		r->prev_pid = task_tgid_nr(p);
+		r->prev_tid = task_pid_nr(p);
+		r->from_cpu = task_cpu(p);
+		r->to_cpu = dest_cpu;
+		r->wait_ns = 0;
+		r->blocked_ns = 0;
+		r->ran_ns = 0;
+		dtl_log_commit(l, PERF_DTL_ENTRY_SIZE, now);
+	}
 }
 
 static void dtl_logs_free(void)
@@ -214,7 +248,7 @@ static void dtl_logs_free(void)
 	mutex_lock(&dtl_logs_lock);
 	dtl_logs_wanted = false;
 	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu(dtl_pmu_cpus, cpu).log, NULL);
+		WRITE_ONCE(per_cpu(dtl_pmu_cpus, cpu).log.buf, NULL);
 	/* The probes run with preemption disabled. */
 	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
@@ -232,23 +266,34 @@ static void dtl_logs_free(void)
  */
 static int dtl_log_alloc(unsigned int cpu)
 {
-	size_t bytes = (size_t)dtl_pmu_log_entries * sizeof(struct perf_dtl_entry);
+	size_t bytes = dtl_pmu_log_bytes();
 	struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
-	struct perf_dtl_entry *log;
+	struct dtl_log *l = &dc->log;
+	u8 *log;
 
 	if (dc->log_mem)
 		return 0;
-	log = kvzalloc_node(bytes, GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
+	log = kvzalloc_node(bytes + bytes / DTL_LOG_BLOCK * sizeof(*l->keys),
+			    GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 	if (!log)
 		return -ENOMEM;
 	dc->log_mem = log;
 	/* Runs that began before are timed from here (dtl_ran_ns()). */
 	dc->log_since = cpu_clock(cpu);
-	/* The probe reads log_since after seeing a log: publish it first. */
+	/*
+	 * No record is written while the log is unpublished: its state is
+	 * still.  Sequence numbers go on from the last log's.
+	 */
+	l->keys = (struct dtl_log_cursor *)(log + bytes);
+	l->mask = bytes - 1;
+	l->pos = 0;
+	memset(&l->last, 0, sizeof(l->last));
+	l->last.cpu = cpu;
+	dtl_log_key(l);
+	dc->base = l->head;
+	/* The probe reads them after seeing a log: publish them first. */
 	smp_wmb();
-	/* No record is written while the log is unpublished: head is still. */
-	dc->base = dc->head;
-	WRITE_ONCE(dc->log, log);
+	WRITE_ONCE(l->buf, log);
 	return 0;
 }
 
@@ -576,17 +621,16 @@ static inline unsigned long dtl_since_header(const struct dtl_trace *t,
  * log overwrote unread.  Returns the bytes it took, 0 if it did not fit.
  *
  * The LOST record has the time of the record just before @seq, the last
- * of the range it reports, if the log still has it, else that of record
- * @seq: a CPU's records then stay in time order, with the LOST record
- * between the records on either side of the gap.  Never before a record
+ * of the range it reports (the reader's cursor has it, from the log or
+ * from the key it resumed at), else the time it is written: a CPU's
+ * records then stay in time order, with the LOST record between the
+ * records on either side of the gap.  Never before a record
  * the event has delivered: a task event's buffer has records of the CPUs
  * its task ran on before.
  */
 static unsigned int dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 				 unsigned long off, u64 seq, unsigned long room)
 {
-	const struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
-	u64 mask = dtl_pmu_log_entries - 1;
 	struct perf_dtl_entry lost = {
 		.time	= local_clock(),
 		.seq	= seq,
@@ -604,12 +648,9 @@ static unsigned int dtl_put_lost(struct dtl_trace *t, struct dtl_aux *aux,
 		return 0;
 	off += hdr;
 	room -= hdr;
-	if (seq > dc->base && seq <= dc->head &&
-	    dc->head - (seq - 1) <= dtl_pmu_log_entries)
-		lost.time = dc->log[(seq - 1) & mask].time;
-	else if (seq >= dc->base && seq < dc->head &&
-		 dc->head - seq <= dtl_pmu_log_entries)
-		lost.time = dc->log[seq & mask].time;
+	/* The reader's cursor has the record before, even if overwritten. */
+	if (t->cur.st.valid && t->cur.seq == seq)
+		lost.time = t->cur.st.time;
 	lost.time = max(lost.time, t->last_time);
 	len = dtl_aux_prepare(t, aux, off, &lost, &o);
 	if (len > room)
@@ -692,34 +733,157 @@ static void dtl_trace_end_shared(struct dtl_cpu *dc, struct dtl_trace *t)
 }
 
 /*
+ * Move @t's cursor past what the log overwrote, to the key of the oldest
+ * block it still has whole, and count what it skipped.
+ */
+static void dtl_trace_resume(struct dtl_trace *t, const struct dtl_log *l)
+{
+	u64 block = dtl_log_resume_block(l, l->pos);
+	const struct dtl_log_cursor *k = dtl_log_key_of(l, block);
+
+	if (!dtl_log_lapped(l, t->cur.pos, l->pos))
+		return;
+	/* Every block the log reached has a key, that of this lap. */
+	if (WARN_ON_ONCE(k->pos < block || k->pos >= block + DTL_LOG_BLOCK ||
+			 k->pos > l->pos)) {
+		t->lapped += l->head - t->cur.seq;
+		t->cur.pos = l->pos;
+		t->cur.seq = l->head;
+		t->cur.st = l->last;
+		return;
+	}
+	t->lapped += k->seq - t->cur.seq;
+	t->cur = *k;
+}
+
+/* Copy the log's bytes [@from, @to) to @dst, across the end of the ring. */
+static void dtl_log_copy(const struct dtl_log *l, u64 from, u64 to, u8 *dst)
+{
+	while (from < to) {
+		u64 off = from & l->mask;
+		u64 n = min(to - from, l->mask + 1 - off);
+
+		memcpy(dst, l->buf + off, n);
+		dst += n;
+		from += n;
+	}
+}
+
+/*
+ * The drain's fast path, for a reader that keeps every record as the log
+ * has it (dtl_trace::copy) and whose AUX buffer's last record is the
+ * log's record before its cursor (dtl_compact_same()): each record after
+ * that follows on in the buffer as it does in the log, so the records are
+ * copied as they are, in one or two memcpy() (two where the log wraps).
+ * A walk over their first bytes finds where they end, up to @room bytes
+ * at offset @off of the buffer and its end (a long record that would
+ * straddle it is left to the slow path, which pads), and within the
+ * budget @b; and it leaves out the PAD slot at the end of the log.
+ * Returns the bytes copied.
+ */
+static unsigned long dtl_trace_copy(struct dtl_trace *t,
+				    const struct dtl_log *l,
+				    struct dtl_aux *aux, unsigned long off,
+				    unsigned long room, struct dtl_budget *b)
+{
+	unsigned long amask = aux->size - 1;
+	unsigned long avail = min(room, aux->size - (off & amask));
+	u8 *dst = aux->base + (off & amask);
+	struct dtl_log_cursor *c = &t->cur;
+	u64 pos = c->pos, seq = c->seq, time = c->st.time;
+	u64 pad = U64_MAX;		/* where the PAD slot is, if passed */
+	const u8 *sw = NULL;		/* the last switch record */
+	unsigned long len = 0;
+
+	while (seq < l->head) {
+		const u8 *p = l->buf + (pos & l->mask);
+		unsigned int n = PERF_DTL_SLOT_SIZE;
+		u64 t_rec;
+
+		switch (p[0] & PERF_DTL_REC_FORM_MASK) {
+		case PERF_DTL_REC_PAD:
+			pad = pos;
+			pos += PERF_DTL_SLOT_SIZE;
+			continue;
+		case PERF_DTL_REC_LONG:
+			n = PERF_DTL_ENTRY_SIZE;
+			t_rec = ((const struct perf_dtl_long *)p)->time;
+			break;
+		default:
+			t_rec = time + ((const struct perf_dtl_short *)p)->time_delta;
+			break;
+		}
+		if (len + n > avail || !dtl_budget_take(b))
+			break;
+		if ((p[0] & PERF_DTL_REC_KIND_MASK) != PERF_DTL_KIND_MIGRATE)
+			sw = p;
+		time = t_rec;
+		len += n;
+		pos += n;
+		seq++;
+	}
+	if (!len)
+		return 0;
+
+	if (pad >= c->pos && pad < pos) {
+		dtl_log_copy(l, c->pos, pad, dst);
+		dtl_log_copy(l, pad + PERF_DTL_SLOT_SIZE, pos,
+			     dst + (pad - c->pos));
+	} else {
+		dtl_log_copy(l, c->pos, pos, dst);
+	}
+
+	c->pos = pos;
+	c->seq = seq;
+	c->st.seq = seq - 1;
+	c->st.time = time;
+	if (sw) {
+		if ((sw[0] & PERF_DTL_REC_FORM_MASK) == PERF_DTL_REC_LONG) {
+			c->st.next_pid = ((const struct perf_dtl_long *)sw)->next_pid;
+			c->st.next_tid = ((const struct perf_dtl_long *)sw)->next_tid;
+		} else {
+			c->st.next_pid = ((const struct perf_dtl_short *)sw)->next_pid;
+			c->st.next_tid = ((const struct perf_dtl_short *)sw)->next_tid;
+		}
+		c->st.have_next = true;
+	}
+	t->enc = c->st;
+	t->last_time = max(t->last_time, time);
+	return len;
+}
+
+/*
  * Copy the records of this CPU's log that @t has not read into its AUX
  * buffer, within the budget @b if there is one, in the transaction that
  * @t holds or a new one; with @hold, leave it open for the next pass (see
- * above).  Called on the log's CPU with interrupts disabled.  Returns the
- * number of records read.
+ * above).  A reader that keeps every record as the log has it copies
+ * them (dtl_trace_copy()); the others, and the first record of a
+ * transaction, which is long, take the slow path: the records are
+ * decoded, filtered, translated to the reader's pid namespace and
+ * encoded for its buffer.  Called on the log's CPU with interrupts
+ * disabled.  Returns the number of records read.
  */
 static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 			   bool hold)
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	struct perf_output_handle *h = &t->handle;
-	struct perf_dtl_entry *log = dc->log;
-	u64 mask = dtl_pmu_log_entries - 1;
-	u64 head = dc->head, seq, first, overrun;
+	struct dtl_log *l = &dc->log;
+	u64 head = l->head, first;
 	u32 *running = dtl_trace_per_task(t) ? &t->running : NULL;
 	unsigned long room, reserve, used = 0, base = 0;
+	struct perf_dtl_entry e __uninitialized;
 	struct dtl_out o __uninitialized;
 	unsigned int len;
 	struct dtl_aux *aux;
-	bool gap = false;
+	bool gap = false, copy;
 
-	if (WARN_ON_ONCE(!log))
+	if (WARN_ON_ONCE(!l->buf))
 		return 0;
 
-	seq = dtl_log_resume(t->cursor, head, dtl_pmu_log_entries, &overrun);
-	t->lapped += overrun;
-	first = seq;
-	if (seq == head && !t->lost && !t->lapped) {
+	dtl_trace_resume(t, l);
+	first = t->cur.seq;
+	if (first == head && !t->lost && !t->lapped) {
 		if (!hold || local_clock() - t->held_since >= t->period_ns)
 			dtl_trace_end_held(t);
 		return 0;
@@ -745,12 +909,12 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	}
 	if (!aux) {
 		/* No buffer, or it is going away: what we have is lost. */
-		for (; seq < head && dtl_budget_take(b); seq++)
-			if (dtl_filter_match(&t->filter, &log[seq & mask],
-					     running))
+		while (t->cur.seq < head && dtl_budget_take(b)) {
+			dtl_log_read(l, &t->cur, &e);
+			if (dtl_filter_match(&t->filter, &e, running))
 				t->lost++;
-		t->cursor = seq;
-		return seq - first;
+		}
+		return t->cur.seq - first;
 	}
 
 	/*
@@ -763,27 +927,39 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	 * active together on the same task, whose windows are the same, are
 	 * not affected.
 	 */
-	if (running && seq < head && dc->aux_rb == h->rb &&
+	if (running && t->cur.seq < head && dc->aux_rb == h->rb &&
 	    dc->aux_gen == atomic_long_read(&dtl_aux_gen) &&
-	    seq == dc->aux_rb_last) {
-		dtl_filter_match(&t->filter, &log[seq & mask], running);
-		seq++;
+	    t->cur.seq == dc->aux_rb_last) {
+		dtl_log_read(l, &t->cur, &e);
+		dtl_filter_match(&t->filter, &e, running);
 	}
 
 	/* In snapshot mode the buffer is overwritten: always room. */
 	room = aux->overwrite ? ULONG_MAX : h->size - base;
 	reserve = dtl_reserve(aux);
+	copy = t->copy && !aux->overwrite && !running;
 
 	if (t->lost || t->lapped) {
-		len = dtl_put_lost(t, aux, h->head + base, seq, room);
+		len = dtl_put_lost(t, aux, h->head + base, t->cur.seq, room);
 		used += len;
 		gap = len;
 	}
 
-	for (; seq < head && dtl_budget_take(b); seq++) {
-		struct perf_dtl_entry *e = &log[seq & mask];
+	while (t->cur.seq < head) {
+		if (copy && t->has_header &&
+		    dtl_compact_same(&t->enc, &t->cur.st)) {
+			unsigned long free = room - used;
 
-		if (!dtl_filter_match(&t->filter, e, running))
+			used += dtl_trace_copy(t, l, aux, h->head + base + used,
+					       free > reserve ? free - reserve : 0,
+					       b);
+			if (t->cur.seq == head || (b && b->spent))
+				break;
+		}
+		if (!dtl_budget_take(b))
+			break;
+		dtl_log_read(l, &t->cur, &e);
+		if (!dtl_filter_match(&t->filter, &e, running))
 			continue;
 		/*
 		 * A snapshot may begin anywhere in an overwritten buffer: a
@@ -799,7 +975,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		if (unlikely(!t->has_header))
 			used += dtl_put_header(t, aux, h->head + base + used,
 					       room - used, reserve);
-		len = dtl_aux_prepare(t, aux, h->head + base + used, e, &o);
+		len = dtl_aux_prepare(t, aux, h->head + base + used, &e, &o);
 		if (!t->has_header || room - used < len + reserve) {
 			t->lost++;
 			gap = true;
@@ -810,13 +986,12 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 		if (running) {
 			dc->aux_rb = h->rb;
 			dc->aux_gen = atomic_long_read(&dtl_aux_gen);
-			dc->aux_rb_last = seq;
+			dc->aux_rb_last = e.seq;
 		}
 	}
 
-	t->cursor = seq;
 	if (t->lost || t->lapped)
-		used += dtl_put_lost(t, aux, h->head + base + used, seq,
+		used += dtl_put_lost(t, aux, h->head + base + used, t->cur.seq,
 				     room - used);
 	used += base;
 
@@ -835,7 +1010,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	    local_clock() - t->held_since < t->period_ns) {
 		t->held_aux = aux;
 		t->held_used = used;
-		return seq - first;
+		return t->cur.seq - first;
 	}
 	if (aux->overwrite)
 		h->head += used;
@@ -843,7 +1018,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	perf_aux_output_end(h, used);
 	t->held_aux = NULL;
 	t->held_used = 0;
-	return seq - first;
+	return t->cur.seq - first;
 }
 
 /* Diagnostics: the longest time and most records with interrupts off. */
@@ -873,7 +1048,7 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 	};
 	struct dtl_trace *t, *tmp;
 	struct dtl_trace *resume = NULL, *cut = NULL;
-	u64 found = dc->head - dc->drain_head;
+	u64 found = dc->log.head - dc->drain_head;
 	unsigned int served = 0;
 
 	/*
@@ -916,12 +1091,12 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 		u64 behind = 0;
 
 		list_for_each_entry(t, &dc->readers, node)
-			behind = max(behind, dc->head - t->cursor);
+			behind = max(behind, dc->log.head - t->cur.seq);
 		next = dtl_drain_resume(behind, dtl_pmu_log_entries);
 	} else {
 		next = dtl_drain_interval(now - dc->drain_time, found, period);
 	}
-	dc->drain_head = dc->head;
+	dc->drain_head = dc->log.head;
 	dc->drain_time = now;
 	/* From now, not from the expiry: interrupts get their turn. */
 	hrtimer_set_expires(timer, ktime_add_ns(hrtimer_cb_get_time(timer),
@@ -962,17 +1137,45 @@ int dtl_pmu_trace_add(struct perf_event *event)
 	return -EINVAL;
 }
 
+/*
+ * A cursor at the last switch record of this CPU's log, which it has.
+ * The record before it may be gone: what a short one needs of it is its
+ * time, which is the switch's less the record's delta, and the task it
+ * dispatched, which is the switch's prev.
+ */
+static void dtl_trace_at_last_switch(const struct dtl_cpu *dc,
+				     struct dtl_log_cursor *c)
+{
+	const struct dtl_log *l = &dc->log;
+	const u8 *p = l->buf + (dc->last_switch_pos & l->mask);
+
+	c->pos = dc->last_switch_pos;
+	c->seq = dc->last_switch;
+	c->st = l->last;
+	c->st.valid = true;
+	c->st.have_next = true;
+	c->st.next_pid = dc->last_switch_prev_pid;
+	c->st.next_tid = dc->last_switch_prev_tid;
+	c->st.seq = dc->last_switch - 1;
+	c->st.time = dc->run_start;
+	if ((p[0] & PERF_DTL_REC_FORM_MASK) == PERF_DTL_REC_SHORT)
+		c->st.time -= ((const struct perf_dtl_short *)p)->time_delta;
+}
+
 /* pmu::start of a trace event: on the event's CPU, interrupts disabled. */
 void dtl_pmu_trace_start(struct perf_event *event)
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
+	struct dtl_log *l = &dc->log;
 	struct dtl_trace *t = dtl_trace_of(event);
 	int cpu = smp_processor_id();
 
 	WRITE_ONCE(dtl_trace_of(event->parent ? : event)->started, true);
 	t->period_ns = dtl_trace_period(event);
 	if (!dtl_trace_per_task(t)) {
-		t->cursor = dc->head;
+		t->cur.pos = l->pos;
+		t->cur.seq = l->head;
+		t->cur.st = l->last;
 	} else {
 		/*
 		 * A task event starts as its task is switched in, or is
@@ -982,17 +1185,20 @@ void dtl_pmu_trace_start(struct perf_event *event)
 		 * deliver that record twice.
 		 */
 		t->running = task_pid_nr(current);
-		if (dc->last_switch >= dc->base && dc->last_switch < dc->head &&
-		    dc->head - dc->last_switch <= dtl_pmu_log_entries)
-			t->cursor = dc->last_switch;
-		else
-			t->cursor = dc->head;
-		if (t->last_cpu == cpu && t->cursor < t->last_head)
-			t->cursor = t->last_head;
+		if (dc->last_switch >= dc->base && dc->last_switch < l->head &&
+		    !dtl_log_lapped(l, dc->last_switch_pos, l->pos)) {
+			dtl_trace_at_last_switch(dc, &t->cur);
+		} else {
+			t->cur.pos = l->pos;
+			t->cur.seq = l->head;
+			t->cur.st = l->last;
+		}
+		if (t->last_cpu == cpu && t->cur.seq < t->last_cur.seq)
+			t->cur = t->last_cur;
 	}
 
 	if (list_empty(&dc->readers)) {
-		dc->drain_head = dc->head;
+		dc->drain_head = l->head;
 		dc->drain_time = local_clock();
 	}
 	list_add_tail(&t->node, &dc->readers);
@@ -1022,7 +1228,7 @@ void dtl_pmu_trace_stop(struct perf_event *event)
 	n = dtl_trace_drain(t, NULL, false);
 	dtl_drain_account(&dc->stop_stat, local_clock() - start, n, false);
 	t->last_cpu = smp_processor_id();
-	t->last_head = t->cursor;
+	t->last_cur = t->cur;
 	list_del_init(&t->node);
 	/*
 	 * The timer is pinned to this CPU, so its callback is not running.
@@ -1052,6 +1258,9 @@ int dtl_pmu_trace_init(struct perf_event *event, const struct dtl_filter *f,
 	else
 		t->ns = get_pid_ns(task_active_pid_ns(current));
 	t->last_cpu = -1;
+	t->copy = !f->full && f->kinds == DTL_ALL_KINDS && !f->min_wait_ns &&
+		  !f->no_kthreads && !f->no_user && t->ns == &init_pid_ns &&
+		  !(event->attach_state & PERF_ATTACH_TASK);
 	INIT_LIST_HEAD(&t->node);
 	u->trace_state = t;
 	return 0;
@@ -1212,7 +1421,7 @@ static const struct file_operations dtl_drain_fops = {
 /* Which CPUs have a log, and how large (0: none). */
 static int dtl_logs_show(struct seq_file *m, void *v)
 {
-	size_t bytes = (size_t)dtl_pmu_log_entries * sizeof(struct perf_dtl_entry);
+	size_t bytes = dtl_pmu_log_bytes();
 	int cpu;
 
 	seq_puts(m, "cpu log_bytes\n");

@@ -1096,8 +1096,11 @@ TEST(lost_filtered)
 	entries = dtl_read_ll(DTL_MODULE "/parameters/log_entries");
 	ASSERT_GT(entries, 0);
 	ASSERT_EQ(0, dtl_trace_open(&tf, -1, cpu, preempt, 0, PERF_DTL_POLL_MAX_NS, 0, 256));
-	/* Two switches a round: 1.5 logs' worth. */
-	rounds = entries * 3 / 4;
+	/*
+	 * Two switches a round, short records (log_entries is the log's size
+	 * in long ones, twice as many short ones fit): 1.5 logs' worth.
+	 */
+	rounds = entries * 3 / 2;
 	t0 = dtl_now_ns();
 	ASSERT_EQ(0, ioctl(tf.fd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, pair_procs(cpu, rounds, pids));
