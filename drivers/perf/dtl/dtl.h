@@ -326,9 +326,9 @@ static inline void dtl_compact_next(struct dtl_compact *s,
  * first to begin in a DTL_LOG_BLOCK of the ring, the log keeps a key: its
  * position, number, and the record before it as a decoder needs it.  A
  * reader that the log lapped resumes at the key of the oldest block that
- * is still whole (dtl_log_resume()), short records and all.
+ * is still whole (dtl_log_resume_block()), short records and all.
  */
-#define DTL_LOG_BLOCK		4096
+#define DTL_LOG_BLOCK		1024
 
 /* A place in a log: the record there, and what comes before it. */
 struct dtl_log_cursor {
@@ -349,6 +349,7 @@ struct dtl_log {
 	u64			pos;
 	u64			head;
 	struct dtl_compact	last;
+	u64			pad;	/* position of the last PAD slot */
 };
 
 /*
@@ -397,6 +398,7 @@ static inline void *dtl_log_slot(struct dtl_log *l, unsigned int len)
 	if (unlikely(len > PERF_DTL_SLOT_SIZE &&
 		     off == l->mask + 1 - PERF_DTL_SLOT_SIZE)) {
 		l->buf[off] = PERF_DTL_REC_PAD;
+		l->pad = l->pos;
 		l->pos += PERF_DTL_SLOT_SIZE;
 		dtl_log_key(l);
 		off = 0;
@@ -525,7 +527,8 @@ static inline bool dtl_compact_same(const struct dtl_compact *enc,
  * Interrupts-off time.  A drain runs with interrupts disabled.  A timer
  * pass reads for at most DTL_DRAIN_BUDGET_NS and DTL_DRAIN_MAX_RECORDS
  * records, whatever the number of sessions, checking the clock every
- * DTL_DRAIN_CHECK records, and leaves the rest to a pass
+ * DTL_DRAIN_CHECK records it decodes and after each block of the log it
+ * copies (at most DTL_LOG_BLOCK bytes), and leaves the rest to a pass
  * DTL_DRAIN_RESUME_NS later, or DTL_DRAIN_CATCHUP_NS later while a reader
  * is more than half a log behind (many sessions on a busy CPU: the log
  * would lap it).  The drain of an event

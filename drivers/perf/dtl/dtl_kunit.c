@@ -462,7 +462,7 @@ static void dtl_test_log_rw(struct kunit *test)
 	const unsigned int bytes = 2 * DTL_LOG_BLOCK;
 	struct perf_dtl_entry *in, e;
 	struct dtl_log_cursor c, k;
-	unsigned int i, shorts = 0, pads = 0;
+	unsigned int i, shorts = 0, pads = 0, keys = 0;
 	struct dtl_log l = {};
 	u64 block;
 
@@ -512,7 +512,19 @@ static void dtl_test_log_rw(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, memcmp(&e, &in[i], sizeof(e)), 0);
 		KUNIT_EXPECT_EQ(test, c.pos, l.pos);
 		KUNIT_EXPECT_EQ(test, c.seq, l.head);
+		/*
+		 * The next record begins a block: its key is where a reader
+		 * is after this one, as the drain's copy takes it.
+		 */
+		k = *dtl_log_key_of(&l, c.pos);
+		if (k.pos == c.pos) {
+			keys++;
+			KUNIT_EXPECT_EQ(test, k.seq, c.seq);
+			KUNIT_EXPECT_TRUE(test, dtl_compact_same(&k.st, &c.st));
+		}
 	}
+	/* One key a block, but the few after a PAD slot. */
+	KUNIT_EXPECT_GE(test, keys + pads, (unsigned int)(l.pos / DTL_LOG_BLOCK));
 	/* Mostly short, and the ring wrapped with a PAD slot at its end. */
 	KUNIT_EXPECT_GT(test, shorts, DTL_TEST_LOG_RECS * 3 / 4);
 	KUNIT_EXPECT_GE(test, pads, 1U);

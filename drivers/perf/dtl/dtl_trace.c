@@ -287,6 +287,7 @@ static int dtl_log_alloc(unsigned int cpu)
 	l->keys = (struct dtl_log_cursor *)(log + bytes);
 	l->mask = bytes - 1;
 	l->pos = 0;
+	l->pad = U64_MAX;
 	memset(&l->last, 0, sizeof(l->last));
 	l->last.cpu = cpu;
 	dtl_log_key(l);
@@ -774,12 +775,15 @@ static void dtl_log_copy(const struct dtl_log *l, u64 from, u64 to, u8 *dst)
  * has it (dtl_trace::copy) and whose AUX buffer's last record is the
  * log's record before its cursor (dtl_compact_same()): each record after
  * that follows on in the buffer as it does in the log, so the records are
- * copied as they are, in one or two memcpy() (two where the log wraps).
- * A walk over their first bytes finds where they end, up to @room bytes
- * at offset @off of the buffer and its end (a long record that would
- * straddle it is left to the slow path, which pads), and within the
- * budget @b; and it leaves out the PAD slot at the end of the log.
- * Returns the bytes copied.
+ * copied as they are, leaving out the PAD slot at the end of the ring.
+ * Up to @room bytes at offset @off of the buffer, not across its end (a
+ * long record that would straddle it is left to the slow path, which
+ * pads), within the budget @b.  Returns the bytes copied.
+ *
+ * The records are copied a block of the log at a time: from the cursor
+ * to the next key, whose position, number and record before are known,
+ * or to the head, once it is within a block.  So where the records end
+ * is never worked out, and the clock is read after each block.
  */
 static unsigned long dtl_trace_copy(struct dtl_trace *t,
 				    const struct dtl_log *l,
@@ -790,66 +794,55 @@ static unsigned long dtl_trace_copy(struct dtl_trace *t,
 	unsigned long avail = min(room, aux->size - (off & amask));
 	u8 *dst = aux->base + (off & amask);
 	struct dtl_log_cursor *c = &t->cur;
-	u64 pos = c->pos, seq = c->seq, time = c->st.time;
-	u64 pad = U64_MAX;		/* where the PAD slot is, if passed */
-	const u8 *sw = NULL;		/* the last switch record */
-	unsigned long len = 0;
+	struct dtl_log_cursor head;
+	unsigned long done = 0;
 
-	while (seq < l->head) {
-		const u8 *p = l->buf + (pos & l->mask);
-		unsigned int n = PERF_DTL_SLOT_SIZE;
-		u64 t_rec;
+	while (c->seq < l->head) {
+		const struct dtl_log_cursor *to;
+		u64 block = ALIGN_DOWN(c->pos, DTL_LOG_BLOCK) + DTL_LOG_BLOCK;
+		bool pad;
+		u64 n;
 
-		switch (p[0] & PERF_DTL_REC_FORM_MASK) {
-		case PERF_DTL_REC_PAD:
-			pad = pos;
-			pos += PERF_DTL_SLOT_SIZE;
-			continue;
-		case PERF_DTL_REC_LONG:
-			n = PERF_DTL_ENTRY_SIZE;
-			t_rec = ((const struct perf_dtl_long *)p)->time;
-			break;
-		default:
-			t_rec = time + ((const struct perf_dtl_short *)p)->time_delta;
-			break;
-		}
-		if (len + n > avail || !dtl_budget_take(b))
-			break;
-		if ((p[0] & PERF_DTL_REC_KIND_MASK) != PERF_DTL_KIND_MIGRATE)
-			sw = p;
-		time = t_rec;
-		len += n;
-		pos += n;
-		seq++;
-	}
-	if (!len)
-		return 0;
-
-	if (pad >= c->pos && pad < pos) {
-		dtl_log_copy(l, c->pos, pad, dst);
-		dtl_log_copy(l, pad + PERF_DTL_SLOT_SIZE, pos,
-			     dst + (pad - c->pos));
-	} else {
-		dtl_log_copy(l, c->pos, pos, dst);
-	}
-
-	c->pos = pos;
-	c->seq = seq;
-	c->st.seq = seq - 1;
-	c->st.time = time;
-	if (sw) {
-		if ((sw[0] & PERF_DTL_REC_FORM_MASK) == PERF_DTL_REC_LONG) {
-			c->st.next_pid = ((const struct perf_dtl_long *)sw)->next_pid;
-			c->st.next_tid = ((const struct perf_dtl_long *)sw)->next_tid;
+		if (l->pos - c->pos <= DTL_LOG_BLOCK) {
+			head.pos = l->pos;
+			head.seq = l->head;
+			head.st = l->last;
+			to = &head;
 		} else {
-			c->st.next_pid = ((const struct perf_dtl_short *)sw)->next_pid;
-			c->st.next_tid = ((const struct perf_dtl_short *)sw)->next_tid;
+			to = dtl_log_key_of(l, block);
+			/* Every block the log reached has a key of this lap. */
+			if (WARN_ON_ONCE(to->pos < block ||
+					 to->pos >= block + DTL_LOG_BLOCK))
+				break;
 		}
-		c->st.have_next = true;
+		pad = l->pad >= c->pos && l->pad < to->pos;
+		n = to->pos - c->pos - (pad ? PERF_DTL_SLOT_SIZE : 0);
+		if (done + n > avail)
+			break;
+		if (b) {
+			if (b->spent || to->seq - c->seq > b->records)
+				break;
+			b->records -= to->seq - c->seq;
+		}
+		if (pad) {
+			dtl_log_copy(l, c->pos, l->pad, dst + done);
+			dtl_log_copy(l, l->pad + PERF_DTL_SLOT_SIZE, to->pos,
+				     dst + done + (l->pad - c->pos));
+		} else {
+			dtl_log_copy(l, c->pos, to->pos, dst + done);
+		}
+		done += n;
+		*c = *to;
+		if (b && local_clock() >= b->deadline) {
+			b->spent = true;
+			break;
+		}
 	}
-	t->enc = c->st;
-	t->last_time = max(t->last_time, time);
-	return len;
+	if (done) {
+		t->enc = c->st;
+		t->last_time = max(t->last_time, c->st.time);
+	}
+	return done;
 }
 
 /*
