@@ -432,12 +432,13 @@ static inline bool dtl_log_lapped(const struct dtl_log *l, u64 pos, u64 head)
 
 /*
  * Where a reader that the log lapped resumes, the log's next record being
- * at @head: the key of the oldest block whose records are all still there
- * (a key has the position of the block's first record).
+ * at @head: the key of the oldest block whose records and key are all
+ * still there (a key has the position of the block's first record).  Not
+ * the block at @head less the log's size, whose key slot is @head's.
  */
 static inline u64 dtl_log_resume_block(const struct dtl_log *l, u64 head)
 {
-	return ALIGN(head - (l->mask + 1), DTL_LOG_BLOCK);
+	return ALIGN(head - l->mask, DTL_LOG_BLOCK);
 }
 
 static inline const struct dtl_log_cursor *
@@ -562,7 +563,7 @@ static inline u64 dtl_drain_interval(u64 elapsed, u64 found, u64 period_ns)
 
 /*
  * When to go on after a pass that ran out of budget, the reader furthest
- * behind being @behind records behind the head of a log of @entries: in
+ * behind being @behind bytes behind the head of a log of @entries bytes: in
  * DTL_DRAIN_RESUME_NS, or in DTL_DRAIN_CATCHUP_NS while that reader is
  * more than half a log behind.  Interrupts then stay enabled between two
  * passes for at least a pass's budget.

@@ -462,7 +462,7 @@ static void dtl_test_log_rw(struct kunit *test)
 	const unsigned int bytes = 2 * DTL_LOG_BLOCK;
 	struct perf_dtl_entry *in, e;
 	struct dtl_log_cursor c, k;
-	unsigned int i, shorts = 0, pads = 0, keys = 0;
+	unsigned int i, shorts = 0, pads = 0, keys = 0, resumes = 0, aligned = 0;
 	struct dtl_log l = {};
 	u64 block;
 
@@ -474,6 +474,7 @@ static void dtl_test_log_rw(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, l.buf);
 	KUNIT_ASSERT_NOT_NULL(test, l.keys);
 	l.mask = bytes - 1;
+	l.pad = U64_MAX;
 	l.head = 1000;
 	l.last.cpu = 2;
 	dtl_log_key(&l);
@@ -513,6 +514,20 @@ static void dtl_test_log_rw(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, c.pos, l.pos);
 		KUNIT_EXPECT_EQ(test, c.seq, l.head);
 		/*
+		 * A reader lapped now resumes at a key of this lap, in the
+		 * oldest block whole (also with the head at a block's start,
+		 * whose key slot is that of the block a log before).
+		 */
+		block = dtl_log_resume_block(&l, l.pos);
+		k = *dtl_log_key_of(&l, block);
+		if (l.pos > bytes) {
+			resumes++;
+			aligned += !(l.pos % DTL_LOG_BLOCK);
+			KUNIT_EXPECT_GE(test, block, l.pos - bytes);
+			KUNIT_EXPECT_GE(test, k.pos, block);
+			KUNIT_EXPECT_LT(test, k.pos, block + DTL_LOG_BLOCK);
+		}
+		/*
 		 * The next record begins a block: its key is where a reader
 		 * is after this one, as the drain's copy takes it.
 		 */
@@ -523,6 +538,8 @@ static void dtl_test_log_rw(struct kunit *test)
 			KUNIT_EXPECT_TRUE(test, dtl_compact_same(&k.st, &c.st));
 		}
 	}
+	KUNIT_EXPECT_GT(test, resumes, 0U);
+	KUNIT_EXPECT_GT(test, aligned, 0U);
 	/* One key a block, but the few after a PAD slot. */
 	KUNIT_EXPECT_GE(test, keys + pads, (unsigned int)(l.pos / DTL_LOG_BLOCK));
 	/* Mostly short, and the ring wrapped with a PAD slot at its end. */
@@ -537,7 +554,7 @@ static void dtl_test_log_rw(struct kunit *test)
 	block = dtl_log_resume_block(&l, l.pos);
 	KUNIT_EXPECT_EQ(test, block % DTL_LOG_BLOCK, 0ULL);
 	KUNIT_EXPECT_GE(test, block, l.pos - bytes);
-	KUNIT_EXPECT_LT(test, block, l.pos - bytes + DTL_LOG_BLOCK);
+	KUNIT_EXPECT_LE(test, block, l.pos - bytes + DTL_LOG_BLOCK);
 	k = *dtl_log_key_of(&l, block);
 	/* The key is of this lap, the first record of its block. */
 	KUNIT_EXPECT_GE(test, k.pos, block);

@@ -292,6 +292,7 @@ static int dtl_log_alloc(unsigned int cpu)
 	l->last.cpu = cpu;
 	dtl_log_key(l);
 	dc->base = l->head;
+	dc->last_switch = U64_MAX;	/* none logged yet */
 	/* The probe reads them after seeing a log: publish them first. */
 	smp_wmb();
 	WRITE_ONCE(l->buf, log);
@@ -1083,9 +1084,10 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 	if (b.spent) {
 		u64 behind = 0;
 
+		/* In bytes: a log holds more short records than long. */
 		list_for_each_entry(t, &dc->readers, node)
-			behind = max(behind, dc->log.head - t->cur.seq);
-		next = dtl_drain_resume(behind, dtl_pmu_log_entries);
+			behind = max(behind, dc->log.pos - t->cur.pos);
+		next = dtl_drain_resume(behind, dc->log.mask + 1);
 	} else {
 		next = dtl_drain_interval(now - dc->drain_time, found, period);
 	}
