@@ -529,17 +529,18 @@ static inline bool dtl_compact_same(const struct dtl_compact *enc,
  * pass reads for at most DTL_DRAIN_BUDGET_NS and DTL_DRAIN_MAX_RECORDS
  * records, whatever the number of sessions, checking the clock every
  * DTL_DRAIN_CHECK records it decodes and after each block of the log it
- * copies (at most DTL_LOG_BLOCK bytes), and leaves the rest to a pass
- * DTL_DRAIN_RESUME_NS later, or DTL_DRAIN_CATCHUP_NS later while a reader
- * is more than half a log behind (many sessions on a busy CPU: the log
- * would lap it).  The drain of an event
+ * copies (at most DTL_LOG_BLOCK bytes), and leaves the rest, if a block or
+ * more, to a pass DTL_DRAIN_RESUME_NS later, or DTL_DRAIN_CATCHUP_NS later
+ * while a reader is more than half a log behind (many sessions on a busy
+ * CPU: the log would lap it).  Under emulation a decoded record takes
+ * microseconds: DTL_DRAIN_CHECK is small.  The drain of an event
  * that stops must read all that is left -- perf reads the buffer right
  * after -- so the timer polls often enough that each pass finds about
  * DTL_DRAIN_BATCH records: that is what a stop finds.
  */
 #define DTL_DRAIN_BUDGET_NS	5000ULL
 #define DTL_DRAIN_MAX_RECORDS	512
-#define DTL_DRAIN_CHECK		8
+#define DTL_DRAIN_CHECK		2
 #define DTL_DRAIN_RESUME_NS	50000ULL
 #define DTL_DRAIN_CATCHUP_NS	DTL_DRAIN_BUDGET_NS
 #define DTL_DRAIN_BATCH		64
@@ -571,6 +572,22 @@ static inline u64 dtl_drain_interval(u64 elapsed, u64 found, u64 period_ns)
 static inline u64 dtl_drain_resume(u64 behind, u64 entries)
 {
 	return behind > entries / 2 ? DTL_DRAIN_CATCHUP_NS : DTL_DRAIN_RESUME_NS;
+}
+
+/*
+ * When to poll next after a pass: as after a pass out of budget
+ * (dtl_drain_resume()) while the reader furthest behind, of a pass that
+ * ran out of budget, is @behind >= a block behind; else as after one that
+ * read everything (dtl_drain_interval()).  A pass cut with less left --
+ * many sessions, each with a few records -- is no reason to come back
+ * soon: on an idle CPU the passes would follow each other all the time.
+ */
+static inline u64 dtl_drain_next(u64 behind, u64 entries, u64 elapsed,
+				 u64 found, u64 period_ns)
+{
+	if (behind >= DTL_LOG_BLOCK)
+		return dtl_drain_resume(behind, entries);
+	return dtl_drain_interval(elapsed, found, period_ns);
 }
 
 /* Saturating conversion of a run's steal time to the record's field. */

@@ -333,6 +333,25 @@ static void dtl_test_drain_resume(struct kunit *test)
 	/* Already lapped (the cursor is older than the log): still behind. */
 	KUNIT_EXPECT_EQ(test, dtl_drain_resume(1ULL << 40, 4096),
 			DTL_DRAIN_CATCHUP_NS);
+}
+
+static void dtl_test_drain_next(struct kunit *test)
+{
+	const u64 ms = 1000000, log = 64 * DTL_LOG_BLOCK;
+
+	/* Not cut, or cut with less than a block left: at the log's pace. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_next(0, log, 10 * ms, 3, 10 * ms),
+			10 * ms);
+	KUNIT_EXPECT_EQ(test, dtl_drain_next(DTL_LOG_BLOCK - 1, log, 10 * ms,
+					     3, 10 * ms), 10 * ms);
+	KUNIT_EXPECT_EQ(test, dtl_drain_next(DTL_LOG_BLOCK - 1, log, 10 * ms,
+					     4 * DTL_DRAIN_BATCH, 10 * ms),
+			2500000ULL);
+	/* A block or more: soon, and sooner when the log would lap it. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_next(DTL_LOG_BLOCK, log, 10 * ms, 3,
+					     10 * ms), DTL_DRAIN_RESUME_NS);
+	KUNIT_EXPECT_EQ(test, dtl_drain_next(log / 2 + 1, log, 10 * ms, 3,
+					     10 * ms), DTL_DRAIN_CATCHUP_NS);
 	/* The smallest log. */
 	KUNIT_EXPECT_EQ(test, dtl_drain_resume(32, 64), DTL_DRAIN_RESUME_NS);
 	KUNIT_EXPECT_EQ(test, dtl_drain_resume(33, 64), DTL_DRAIN_CATCHUP_NS);
@@ -921,6 +940,7 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_waited),
 	KUNIT_CASE(dtl_test_drain_interval),
 	KUNIT_CASE(dtl_test_drain_resume),
+	KUNIT_CASE(dtl_test_drain_next),
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
 	KUNIT_CASE(dtl_test_compact),

@@ -865,21 +865,33 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	struct dtl_log *l = &dc->log;
 	u64 head = l->head, first;
 	u32 *running = dtl_trace_per_task(t) ? &t->running : NULL;
-	unsigned long room, reserve, used = 0, base = 0;
+	unsigned long room, reserve, used = 0, base = 0, copy_at = 0;
 	struct perf_dtl_entry e __uninitialized;
 	struct dtl_out o __uninitialized;
 	unsigned int len;
 	struct dtl_aux *aux;
-	bool gap = false, copy;
+	bool gap = false, copy, due;
 
 	if (WARN_ON_ONCE(!l->buf))
 		return 0;
 
 	dtl_trace_resume(t, l);
 	first = t->cur.seq;
+	due = t->held_aux && local_clock() - t->held_since >= t->period_ns;
 	if (first == head && !t->lost && !t->lapped) {
-		if (!hold || local_clock() - t->held_since >= t->period_ns)
+		if (!hold || due)
 			dtl_trace_end_held(t);
+		return 0;
+	}
+	/*
+	 * Ending a transaction is the costliest step of a pass (perf writes
+	 * a PERF_RECORD_AUX, and may wake the reader up): a timer pass that
+	 * ends one reads nothing more, and the next pass, as for a pass out
+	 * of budget, goes on in a new one.
+	 */
+	if (b && due) {
+		dtl_trace_end_held(t);
+		b->spent = true;
 		return 0;
 	}
 
@@ -940,15 +952,24 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	}
 
 	while (t->cur.seq < head) {
-		if (copy && t->has_header &&
+		if (copy && used >= copy_at && t->has_header &&
 		    dtl_compact_same(&t->enc, &t->cur.st)) {
-			unsigned long free = room - used;
+			unsigned long free = room - used, n;
 
-			used += dtl_trace_copy(t, l, aux, h->head + base + used,
-					       free > reserve ? free - reserve : 0,
-					       b);
+			n = dtl_trace_copy(t, l, aux, h->head + base + used,
+					   free > reserve ? free - reserve : 0, b);
+			used += n;
 			if (t->cur.seq == head || (b && b->spent))
 				break;
+			/*
+			 * The next block does not fit in the room or before
+			 * the end of the buffer: the records up to the end
+			 * take the slow path, which pads there, without
+			 * another try at each of them.
+			 */
+			if (!n)
+				copy_at = used + aux->size -
+					  ((h->head + base + used) & (aux->size - 1));
 		}
 		if (!dtl_budget_take(b))
 			break;
@@ -1042,7 +1063,7 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 	};
 	struct dtl_trace *t, *tmp;
 	struct dtl_trace *resume = NULL, *cut = NULL;
-	u64 found = dc->log.head - dc->drain_head;
+	u64 found = dc->log.head - dc->drain_head, behind = 0;
 	unsigned int served = 0;
 
 	/*
@@ -1081,16 +1102,12 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 
 	dtl_drain_account(&dc->pass_stat, local_clock() - now,
 			  DTL_DRAIN_MAX_RECORDS - b.records, b.spent);
-	if (b.spent) {
-		u64 behind = 0;
-
-		/* In bytes: a log holds more short records than long. */
+	/* In bytes: a log holds more short records than long. */
+	if (b.spent)
 		list_for_each_entry(t, &dc->readers, node)
 			behind = max(behind, dc->log.pos - t->cur.pos);
-		next = dtl_drain_resume(behind, dc->log.mask + 1);
-	} else {
-		next = dtl_drain_interval(now - dc->drain_time, found, period);
-	}
+	next = dtl_drain_next(behind, dc->log.mask + 1, now - dc->drain_time,
+			      found, period);
 	dc->drain_head = dc->log.head;
 	dc->drain_time = now;
 	/* From now, not from the expiry: interrupts get their turn. */
