@@ -21,3 +21,17 @@ pipe_usecs() {
 	"$@" taskset -c 0 perf bench sched pipe -l $LOOPS 2>/dev/null |
 		sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p'
 }
+
+# Start a background "perf-dtl record -q -o $1 -e dtl/all/ -a" and return
+# once it records ($! is its pid).  perf record enables its events only
+# after it has synthesized the records of every task, seconds in an
+# icount guest, while the busy file lists them from when they are opened:
+# so it starts them disabled (-D -1), and the ack to "enable" on its
+# control fifo says they are enabled.  Returns 1 if it does not ack.
+record_bg() {
+	rm -f "$1.ctl" "$1.ack"
+	mkfifo "$1.ctl" "$1.ack"
+	perf-dtl record -q -D -1 --control "fifo:$1.ctl,$1.ack" -o "$1" \
+		-e dtl/all/ -a >/dev/null 2>&1 &
+	timeout 300 sh -c "echo enable >'$1.ctl' && read ack <'$1.ack'"
+}

@@ -35,20 +35,14 @@ dtl_lost() {
 	sed -n 's/.*: \([0-9]*\) records lost.*/\1/p' /tmp/b.err | awk '{ s += $1 } END { print s + 0 }'
 }
 
-# $1 - 1 more system-wide dtl sessions, running until stop_sessions.
+# $1 - 1 more system-wide dtl sessions, recording until stop_sessions.
 start_sessions() {
 	bg=""
 	i=1
 	while [ $i -lt "$1" ]; do
-		perf-dtl record -q -o /tmp/bg$i.data -e dtl/all/ -a >/dev/null 2>&1 &
+		record_bg /tmp/bg$i.data || echo "P1 error: session $i did not start"
 		bg="$bg $!"
 		i=$((i + 1))
-	done
-	# Wait until the busy file lists every session on every CPU.
-	want=$((($1 - 1) * $(nproc)))
-	n=0
-	while [ $n -lt 100 ] && [ "$(grep -c 'tracing pid=' /sys/bus/event_source/devices/dtl/busy)" -lt $want ]; do
-		sleep 0.1; n=$((n + 1))
 	done
 }
 # bpftrace running runqlat.bt while the command runs; the script's
@@ -60,7 +54,7 @@ bpft() {
 }
 stop_sessions() {
 	[ -n "$bg" ] && kill -INT $bg && wait $bg
-	rm -f /tmp/bg*.data
+	rm -f /tmp/bg*.data*
 	bg=""
 }
 

@@ -22,14 +22,13 @@ for r in $(seq $ROUNDS); do
 	echo 0 >/sys/kernel/debug/dtl/drain
 	pids=
 	for s in 1 2 3 4; do
-		perf-dtl record -q -o /tmp/p8.$s.data -e dtl/all/ -a -- sleep 1000 &
+		record_bg /tmp/p8.$s.data || echo "P8 error: session $s did not start"
 		pids="$pids $!"
 	done
-	sleep 1
 	perf bench sched pipe -l "$LOOPS" >/dev/null 2>&1
 	kill -INT $pids
 	wait
-	rm -f /tmp/p8.*.data
+	rm -f /tmp/p8.*
 	awk 'NR > 2 { if ($4 > a) a = $4; if ($5 > b) b = $5; if ($7 > c) c = $7; if ($8 > d) d = $8 }
 	     END { print "P8", a, b, c, d }' /sys/kernel/debug/dtl/drain
 done

@@ -24,16 +24,9 @@ for r in $(seq "$ROUNDS"); do
 		bg=""
 		i=1
 		while [ $i -lt $n ]; do
-			perf-dtl record -q -o /tmp/bg$i.data -e dtl/all/ -a >/dev/null 2>&1 &
+			record_bg /tmp/bg$i.data || echo "S error: session $i did not start"
 			bg="$bg $!"
 			i=$((i + 1))
-		done
-		want=$(((n > 0 ? n - 1 : 0) * $(nproc)))
-		k=0
-		while [ $k -lt 100 ] &&
-		      [ "$(grep -c 'tracing pid=' /sys/bus/event_source/devices/dtl/busy)" -lt $want ]; do
-			sleep 0.1
-			k=$((k + 1))
 		done
 		p0=$(passes0)
 		c0=$(cs)
@@ -44,6 +37,6 @@ for r in $(seq "$ROUNDS"); do
 		fi
 		echo "S $n $u $(($(passes0) - p0)) $(($(cs) - c0))"
 		[ -z "$bg" ] || { kill -INT $bg; wait $bg; }
-		rm -f /tmp/bg*.data /tmp/b.data
+		rm -f /tmp/bg*.data* /tmp/b.data
 	done
 done

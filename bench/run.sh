@@ -264,7 +264,7 @@ rm -f "$log.st"
 sed "s/^ROUNDS=.*/ROUNDS=${P8_ROUNDS:-5}/" "$DTL_TOP/bench/guest-p8.sh" >"$log.sh"
 DTL_SMP=1 "$DTL_TOP/testbed/vm-run.sh" -s -t 1800 -q "-icount shift=3,sleep=off" \
 	-f "$DTL_TOP/bench/guest-lib.sh=dtl/guest-lib.sh" "$log.sh" >>"$log"
-grep -q '^P7 error' "$log" && { grep -B3 '^P7 error' "$log"; exit 1; }
+grep -q '^P[78] error' "$log" && { grep -B3 '^P[78] error' "$log"; exit 1; }
 awk '
 function median(key, n,   i, j, t, a) {
 	for (i = 1; i <= n; i++) a[i] = v[key, i]
