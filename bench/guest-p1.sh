@@ -21,7 +21,8 @@
 #       report and the latency summary (the dlfilter)
 ROUNDS=${ROUNDS:-3}
 LOOPS=${LOOPS:-10000}
-LINEAR_LOOPS=${LINEAR_LOOPS:-2500}
+LINEAR_LOOPS=${LINEAR_LOOPS:-2500}	# 0: no P5L
+SESSIONS=${SESSIONS:-1}			# 0: no dtl2, dtl4, dtl8
 
 . /dtl/guest-lib.sh
 wait_quiet
@@ -59,7 +60,8 @@ stop_sessions() {
 }
 
 for r in $(seq $ROUNDS); do
-	modes="none floor clockprobe dtl dtl2 dtl4 dtl8 tracepoints sched"
+	modes="none floor clockprobe dtl tracepoints sched"
+	[ "$SESSIONS" = 0 ] || modes="$modes dtl2 dtl4 dtl8"
 	command -v trace-cmd >/dev/null && modes="$modes tracecmd"
 	command -v bpftrace >/dev/null && modes="$modes bpftrace"
 	[ ! -f /dtl/dtl_before.ko ] || modes="$modes dtlbefore"
@@ -117,6 +119,7 @@ for r in $(seq $ROUNDS); do
 done
 
 dlf=$(perf-dtl --exec-path)/dlfilters/dlfilter-dtl-runqlat.so
+[ "$LINEAR_LOOPS" = 0 ] && exit 0
 for k in 1 4 16; do
 	rm -f /tmp/b.data
 	c0=$(cs)

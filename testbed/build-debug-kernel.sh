@@ -14,12 +14,15 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # DTL_FLAVOUR=rt: the same with PREEMPT_RT (testbed/rt.config on top).
+# DTL_FLAVOUR=bench: no checkers (testbed/bench.config alone), for
+# bench/run.sh's measurement of the series' own kernel.
 flavour=${DTL_FLAVOUR:-debug}
 frags=("$DTL_TOP/testbed/debug.config")
 case $flavour in
 debug) ;;
 rt) frags+=("$DTL_TOP/testbed/rt.config") ;;
-*) die "DTL_FLAVOUR=$flavour: debug or rt" ;;
+bench) frags=("$DTL_TOP/testbed/bench.config") ;;
+*) die "DTL_FLAVOUR=$flavour: debug, rt or bench" ;;
 esac
 key=$( (echo "$DTL_K73_REL"; cat "${frags[@]}") | sha256sum | cut -c1-12)
 out=$DTL_CACHE/kbuild-$flavour-$key
@@ -41,7 +44,7 @@ mkdir -p "$out"
 frag=$out/fragment.config
 cat "${frags[@]}" >"$frag"
 if [ ! -f "$out/.config.done" ]; then
-	say "configuring the debug kernel in $out"
+	say "configuring the $flavour kernel in $out"
 	make -s -C "$tree" O="$out" x86_64_defconfig >/dev/null
 	make -s -C "$tree" O="$out" kvm_guest.config >/dev/null
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$frag" >/dev/null
@@ -55,13 +58,13 @@ if [ ! -f "$out/.config.done" ]; then
 		CONFIG_*) grep -qx "$line" "$out/.config" || { say "not in .config: $line"; bad=1; } ;;
 		esac
 	done <"$frag"
-	[ $bad = 0 ] || die "the debug config fragment did not apply"
+	[ $bad = 0 ] || die "the $flavour config fragment did not apply"
 	touch "$out/.config.done"
 fi
 
 say "building the $flavour kernel (make -j$jobs vmlinux modules) in $out"
 make -s -C "$tree" O="$out" -j"$jobs" vmlinux modules >"$out/build.log" 2>&1 ||
-	{ tail -30 "$out/build.log"; die "debug kernel build failed (log: $out/build.log)"; }
+	{ tail -30 "$out/build.log"; die "$flavour kernel build failed (log: $out/build.log)"; }
 # dtl out of tree, W=1: no warning allowed on the kernel it is written for.
 mlog=$("$DTL_TOP/testbed/build-module.sh" "$out" "$DTL_CACHE/build/module-$flavour" 2>&1) ||
 	{ echo "$mlog"; die "dtl does not build against Linux $DTL_K73_REL"; }
