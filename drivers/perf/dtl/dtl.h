@@ -581,6 +581,7 @@ static inline u64 dtl_drain_resume(u64 behind, u64 entries)
  * read everything (dtl_drain_interval()).  A pass cut with less left --
  * many sessions, each with a few records -- is no reason to come back
  * soon: on an idle CPU the passes would follow each other all the time.
+ * Each reader's own deadline caps it (dtl_drain_due()).
  */
 static inline u64 dtl_drain_next(u64 behind, u64 entries, u64 elapsed,
 				 u64 found, u64 period_ns)
@@ -588,6 +589,18 @@ static inline u64 dtl_drain_next(u64 behind, u64 entries, u64 elapsed,
 	if (behind >= DTL_LOG_BLOCK)
 		return dtl_drain_resume(behind, entries);
 	return dtl_drain_interval(elapsed, found, period_ns);
+}
+
+/*
+ * When to poll for a reader that has records to read and must read them
+ * by @deadline (local_clock()), it being @now: then, or after
+ * DTL_DRAIN_RESUME_NS if it is overdue or nearly.
+ */
+static inline u64 dtl_drain_due(u64 deadline, u64 now)
+{
+	if (deadline < now + DTL_DRAIN_RESUME_NS)
+		return DTL_DRAIN_RESUME_NS;
+	return deadline - now;
 }
 
 /* Saturating conversion of a run's steal time to the record's field. */

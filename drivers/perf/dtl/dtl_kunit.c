@@ -333,6 +333,9 @@ static void dtl_test_drain_resume(struct kunit *test)
 	/* Already lapped (the cursor is older than the log): still behind. */
 	KUNIT_EXPECT_EQ(test, dtl_drain_resume(1ULL << 40, 4096),
 			DTL_DRAIN_CATCHUP_NS);
+	/* The smallest log. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_resume(32, 64), DTL_DRAIN_RESUME_NS);
+	KUNIT_EXPECT_EQ(test, dtl_drain_resume(33, 64), DTL_DRAIN_CATCHUP_NS);
 }
 
 static void dtl_test_drain_next(struct kunit *test)
@@ -352,9 +355,21 @@ static void dtl_test_drain_next(struct kunit *test)
 					     10 * ms), DTL_DRAIN_RESUME_NS);
 	KUNIT_EXPECT_EQ(test, dtl_drain_next(log / 2 + 1, log, 10 * ms, 3,
 					     10 * ms), DTL_DRAIN_CATCHUP_NS);
-	/* The smallest log. */
-	KUNIT_EXPECT_EQ(test, dtl_drain_resume(32, 64), DTL_DRAIN_RESUME_NS);
-	KUNIT_EXPECT_EQ(test, dtl_drain_resume(33, 64), DTL_DRAIN_CATCHUP_NS);
+}
+
+static void dtl_test_drain_due(struct kunit *test)
+{
+	const u64 ms = 1000000;
+
+	/* A reader's deadline 4 ms away: poll then. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_due(14 * ms, 10 * ms), 4 * ms);
+	/* Past or nearly: as after a pass out of budget, not at once. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_due(10 * ms, 10 * ms),
+			DTL_DRAIN_RESUME_NS);
+	KUNIT_EXPECT_EQ(test, dtl_drain_due(5 * ms, 10 * ms),
+			DTL_DRAIN_RESUME_NS);
+	KUNIT_EXPECT_EQ(test, dtl_drain_due(10 * ms + DTL_DRAIN_RESUME_NS,
+					    10 * ms), DTL_DRAIN_RESUME_NS);
 }
 
 static void dtl_test_steal_field(struct kunit *test)
@@ -941,6 +956,7 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_drain_interval),
 	KUNIT_CASE(dtl_test_drain_resume),
 	KUNIT_CASE(dtl_test_drain_next),
+	KUNIT_CASE(dtl_test_drain_due),
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
 	KUNIT_CASE(dtl_test_compact),

@@ -107,6 +107,7 @@ struct dtl_trace {
 	u64			lost;		/* kept, not delivered: unreported */
 	u64			lapped;		/* overwritten unread: unreported */
 	u64			last_time;	/* of the last record delivered */
+	u64			read_at;	/* local_clock(): last caught up */
 	/* Per-task events: the task on the CPU in the window being read. */
 	u32			running;
 	/*
@@ -722,16 +723,20 @@ static struct perf_buffer *dtl_trace_rb(struct perf_event *event)
  * event of this CPU holds on the same ring buffer, as perf allows only
  * one.  Events that share a buffer are on the same CPU (perf maps no AUX
  * buffer for an inherited event of any CPU), so only this CPU's readers
- * can hold it.
+ * can hold it.  Returns whether it ended one.
  */
-static void dtl_trace_end_shared(struct dtl_cpu *dc, struct dtl_trace *t)
+static bool dtl_trace_end_shared(struct dtl_cpu *dc, struct dtl_trace *t)
 {
 	struct perf_buffer *rb = dtl_trace_rb(t->event);
 	struct dtl_trace *o;
+	bool ended = false;
 
 	list_for_each_entry(o, &dc->readers, node)
-		if (o != t && o->held_aux && o->handle.rb == rb)
+		if (o != t && o->held_aux && o->handle.rb == rb) {
 			dtl_trace_end_held(o);
+			ended = true;
+		}
+	return ended;
 }
 
 /*
@@ -904,7 +909,12 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	if (aux) {
 		base = t->held_used;
 	} else {
-		dtl_trace_end_shared(dc, t);
+		/* As above: a timer pass that ended one goes on if in budget. */
+		if (dtl_trace_end_shared(dc, t) && b &&
+		    local_clock() >= b->deadline) {
+			b->spent = true;
+			return 0;
+		}
 		aux = perf_aux_output_begin(h, t->event);
 		t->held_since = local_clock();
 		/* A header comes first if due, then a long record. */
@@ -1087,6 +1097,8 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 			continue;
 		}
 		dtl_trace_drain(t, &b, true);
+		if (t->cur.seq == dc->log.head)
+			t->read_at = now;
 		/* Out of budget, maybe with more to read: its turn comes again. */
 		if (b.spent)
 			cut = t;
@@ -1108,6 +1120,16 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 			behind = max(behind, dc->log.pos - t->cur.pos);
 	next = dtl_drain_next(behind, dc->log.mask + 1, now - dc->drain_time,
 			      found, period);
+	/*
+	 * Whatever the pace, a reader with records to read is read within
+	 * its period of when it last caught up: a pass cut before it, or
+	 * one that only ended its transaction, does not hold its records
+	 * back for longer.
+	 */
+	list_for_each_entry(t, &dc->readers, node)
+		if (t->cur.seq != dc->log.head)
+			next = min(next, dtl_drain_due(t->read_at + t->period_ns,
+						       now));
 	dc->drain_head = dc->log.head;
 	dc->drain_time = now;
 	/* From now, not from the expiry: interrupts get their turn. */
@@ -1209,9 +1231,10 @@ void dtl_pmu_trace_start(struct perf_event *event)
 			t->cur = t->last_cur;
 	}
 
+	t->read_at = local_clock();
 	if (list_empty(&dc->readers)) {
 		dc->drain_head = l->head;
-		dc->drain_time = local_clock();
+		dc->drain_time = t->read_at;
 	}
 	list_add_tail(&t->node, &dc->readers);
 	/*
