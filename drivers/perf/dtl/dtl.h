@@ -546,6 +546,21 @@ static inline bool dtl_compact_same(const struct dtl_compact *enc,
 #define DTL_DRAIN_BATCH		64
 
 /*
+ * A CPU-wide trace event ends its AUX transaction DTL_HOLD_PERIODS poll
+ * periods after it began (at most PERF_DTL_POLL_MAX_NS), if nothing ended
+ * it before.  The poll period is how long records may wait in the log,
+ * which must not lap them; perf record reads the buffer when perf wakes
+ * it up (half of it written), not at each transaction's end, and every
+ * end costs a PERF_RECORD_AUX, a header and a long record in the stream.
+ */
+#define DTL_HOLD_PERIODS	10
+
+static inline u64 dtl_hold_ns(u64 period_ns)
+{
+	return min(period_ns * DTL_HOLD_PERIODS, PERF_DTL_POLL_MAX_NS);
+}
+
+/*
  * When to poll next, after a pass found @found records written in
  * @elapsed ns: in @period_ns, or as soon as the log will have
  * DTL_DRAIN_BATCH records again at the same rate, but not sooner than

@@ -372,6 +372,19 @@ static void dtl_test_drain_due(struct kunit *test)
 					    10 * ms), DTL_DRAIN_RESUME_NS);
 }
 
+static void dtl_test_hold(struct kunit *test)
+{
+	const u64 ms = 1000000;
+
+	/* Ten poll periods: 100 ms at the default poll period. */
+	KUNIT_EXPECT_EQ(test, dtl_hold_ns(PERF_DTL_POLL_DEFAULT_NS), 100 * ms);
+	KUNIT_EXPECT_EQ(test, dtl_hold_ns(PERF_DTL_POLL_MIN_NS), 1 * ms);
+	/* No longer than the longest poll period. */
+	KUNIT_EXPECT_EQ(test, dtl_hold_ns(200 * ms), PERF_DTL_POLL_MAX_NS);
+	KUNIT_EXPECT_EQ(test, dtl_hold_ns(PERF_DTL_POLL_MAX_NS),
+			PERF_DTL_POLL_MAX_NS);
+}
+
 static void dtl_test_steal_field(struct kunit *test)
 {
 	u8 flags = 0;
@@ -957,6 +970,7 @@ static struct kunit_case dtl_count_cases[] = {
 	KUNIT_CASE(dtl_test_drain_resume),
 	KUNIT_CASE(dtl_test_drain_next),
 	KUNIT_CASE(dtl_test_drain_due),
+	KUNIT_CASE(dtl_test_hold),
 	KUNIT_CASE(dtl_test_steal_field),
 	KUNIT_CASE(dtl_test_entry_layout),
 	KUNIT_CASE(dtl_test_compact),

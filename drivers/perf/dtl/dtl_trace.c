@@ -33,8 +33,8 @@
  * A timer pass may find only a few records, so a CPU-wide event keeps its
  * AUX transaction open across passes (as the PMUs that trace in hardware
  * keep theirs from pmu::add to pmu::del) and ends it -- one PERF_RECORD_AUX
- * for perf to read -- a poll period after it began, when half the buffer
- * is written, at a gap, and when the event stops.  perf allows one open
+ * for perf to read -- DTL_HOLD_PERIODS poll periods after it began, when
+ * half the buffer is written, at a gap, and when the event stops.  perf allows one open
  * transaction per ring buffer, and events on one CPU may share one
  * (PERF_EVENT_IOC_SET_OUTPUT): a drain first ends the transaction another
  * event holds on its buffer.
@@ -882,7 +882,8 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 
 	dtl_trace_resume(t, l);
 	first = t->cur.seq;
-	due = t->held_aux && local_clock() - t->held_since >= t->period_ns;
+	due = t->held_aux &&
+	      local_clock() - t->held_since >= dtl_hold_ns(t->period_ns);
 	if (first == head && !t->lost && !t->lapped) {
 		if (!hold || due)
 			dtl_trace_end_held(t);
@@ -1032,7 +1033,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	if (gap && used)
 		perf_aux_output_flag(h, PERF_AUX_FLAG_PARTIAL);
 	if (hold && !gap && !aux->overwrite && used < h->size / 2 &&
-	    local_clock() - t->held_since < t->period_ns) {
+	    local_clock() - t->held_since < dtl_hold_ns(t->period_ns)) {
 		t->held_aux = aux;
 		t->held_used = used;
 		return t->cur.seq - first;

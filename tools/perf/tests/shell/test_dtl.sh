@@ -614,7 +614,9 @@ fi
 # 9. Attached to a running task: -p (all its threads), -t (one) and
 # --per-thread -p (an AUX buffer per thread, not per CPU); and -a with
 # --switch-output, the command making perf start a new file (SIGUSR2)
-# every 50 ms, so the task's records are spread over several files.  The
+# every 50 ms, so the task's records are spread over several files (with
+# a poll period of 1 ms, perf sees them 10 ms after they are drained at
+# most, where the default would hold them for 100 ms).  The
 # task waits on a FIFO until perf record runs the command, which lets it
 # go; it blocks 20 times in sleeps and waits on a second FIFO, and the
 # command ends when it is there.  Its switch-outs, counted by the
@@ -636,7 +638,8 @@ for how in -p -t --per-thread --switch-output; do
 	nudge=
 	case $how in
 	--per-thread) attach="--per-thread -p $task" ;;
-	--switch-output) attach="-a --switch-output=signal"; nudge='kill -USR2 $PPID;' ;;
+	--switch-output) attach="-a -c 1000000 --switch-output=signal"
+		nudge='kill -USR2 $PPID;' ;;
 	*) attach="$how $task" ;;
 	esac
 	# shellcheck disable=SC2086 # $attach is options

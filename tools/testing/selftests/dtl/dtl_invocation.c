@@ -823,7 +823,10 @@ TEST(period_ioctl)
 	usleep(200000);
 	EXPECT_EQ(0, __atomic_load_n(&t.pc->aux_head, __ATOMIC_ACQUIRE));
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_PERIOD, &period));
-	/* The ioctl restarts the event, which drains once; then it polls. */
+	/*
+	 * The ioctl restarts the event, which drains once; then it polls,
+	 * and ends the transaction it began ten periods (100 ms) later.
+	 */
 	usleep(1000);
 	start = __atomic_load_n(&t.pc->aux_head, __ATOMIC_ACQUIRE);
 	for (i = 0; i < 50 && head <= start; i++) {

@@ -576,14 +576,16 @@ static int by_seq(const void *a, const void *b)
 
 /*
  * A CPU-wide event keeps its AUX transaction open across timer passes:
- * perf gets one PERF_RECORD_AUX a poll period (or when the event stops),
- * not one a pass, and still every record.  Bursts of ping-pong run for
- * 15 poll periods of 20 ms, in which the timer passes often.
+ * perf gets one PERF_RECORD_AUX every 10 poll periods (or when the event
+ * stops), not one a pass, and still every record.  Bursts of ping-pong
+ * run for 4 such spans at the default poll period, 10 ms, in which the
+ * timer passes often.
  */
-TEST(aux_record_per_period)
+TEST(aux_record_per_hold)
 {
 	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 50 };
-	const unsigned long long period = 20000000ULL;
+	const unsigned long long period = PERF_DTL_POLL_DEFAULT_NS;
+	const unsigned long long hold = 10 * period;
 	unsigned long long start, elapsed;
 	unsigned int naux = 0, loops = 0, i;
 	struct dtl_trace_buf t;
@@ -598,7 +600,7 @@ TEST(aux_record_per_period)
 		ASSERT_EQ(0, pingpong_run(&pp));
 		loops++;
 		usleep(5000);
-	} while (dtl_now_ns() - start < 15 * period);
+	} while (dtl_now_ns() - start < 4 * hold);
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
 	elapsed = dtl_now_ns() - start;
 	n = dtl_trace_take(&t, recs, MAX_RECORDS);
@@ -616,9 +618,10 @@ TEST(aux_record_per_period)
 		ASSERT_EQ(recs[i - 1].seq + 1, recs[i].seq);
 	}
 	EXPECT_GE(n, 2 * pp.rounds * loops);
-	EXPECT_GE(naux, 1);
-	/* A transaction lasts a period at least; the stop ends the last. */
-	EXPECT_LE(naux, elapsed / period + 2);
+	/* One ended while the event ran, and the stop ends the last. */
+	EXPECT_GE(naux, 2);
+	/* A transaction lasts 10 poll periods at least. */
+	EXPECT_LE(naux, elapsed / hold + 2);
 	dtl_trace_close(&t);
 }
 
