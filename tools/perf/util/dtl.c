@@ -839,6 +839,22 @@ static int dtl_recording_options(struct auxtrace_record *itr,
 	}
 
 	/*
+	 * A record is at no address: a session of dtl events only needs the
+	 * tasks' names and threads (COMM, FORK) that perf record synthesizes
+	 * at its start, not every task's memory maps, which would be most of
+	 * a short recording of a busy machine and most of the time perf
+	 * takes to start.  Only by default: --synth says what it says.
+	 */
+	if (dtl_evsel && opts->synth == PERF_SYNTH_ALL) {
+		bool dtl_only = true;
+
+		evlist__for_each_entry(evlist, evsel)
+			dtl_only &= evsel->core.attr.type == dr->pmu->type;
+		if (dtl_only)
+			opts->synth &= ~PERF_SYNTH_MMAP;
+	}
+
+	/*
 	 * perf maps the AUX area through the first event on each CPU: with
 	 * "-e sched:sched_switch -e dtl/all/" it would map none, and the
 	 * records would all be lost.  As intel-pt does, dtl goes first.

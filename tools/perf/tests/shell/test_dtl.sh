@@ -163,6 +163,27 @@ else
 	fail "perf data convert --to-json: $(cat "$tmp/json.err")"
 fi
 
+# 1f. A session of dtl events only does not synthesize the memory maps of
+# the tasks that exist when it starts (dtl's records are at no address),
+# only their names; one with another event does (the first recording), and
+# so does one that asks with --synth.  Synthesized records come before
+# PERF_RECORD_FINISHED_INIT; the kernel's maps (pid -1) are there in all.
+synth_maps() {	# synth_maps DATA: tasks' MMAP2 and COMM records perf record synthesized
+	perf report -D -i "$1" 2>/dev/null |
+		awk '/PERF_RECORD_FINISHED_INIT/ { exit }
+		     /PERF_RECORD_MMAP2 [0-9]/ { m++ } /PERF_RECORD_COMM: / { c++ }
+		     END { print m + 0, c + 0 }'
+}
+perf record -q -o "$tmp/synth" --synth=task,mmap -e dtl/all/ -a -- true 2>/dev/null ||
+	fail "perf record --synth=task,mmap -e dtl/all/"
+# shellcheck disable=SC2046 # two numbers each
+set -- $(synth_maps "$tmp/rep") $(synth_maps "$tmp/data") $(synth_maps "$tmp/synth")
+echo "synthesized MMAP2/COMM records: $1/$2 recording dtl/all/, $3/$4 with" \
+	"sched:sched_switch, $5/$6 with --synth=task,mmap"
+[ "$1" = 0 ] && [ "$2" -ge 1 ] && [ "$3" -ge 1 ] && [ "$5" -ge 1 ] ||
+	fail "synthesized MMAP2/COMM records: $1/$2 recording dtl only (expected none/some)," \
+		"$3/$4 with another event and $5/$6 with --synth=task,mmap (expected some)"
+
 # 2. perf report -D dumps raw records.
 perf report -D -i "$tmp/data" 2>/dev/null | grep -q '\. \.\.\. DTL data: size' ||
 	fail "perf report -D shows no DTL data"
