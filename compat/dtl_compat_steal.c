@@ -170,6 +170,12 @@ static bool dtl_compat_steal_rec_read(const void *rec, u64 *ns)
 static DEFINE_PER_CPU(void *, dtl_compat_steal_rec);
 static DEFINE_PER_CPU(u64, dtl_compat_steal_last);
 static DEFINE_PER_CPU(void *, dtl_compat_steal_gone);	/* at exit */
+/*
+ * Whether any CPU has a record: on bare metal, and under a hypervisor
+ * that offers no steal time, the probe's read tests this and no more.
+ * Set when a CPU's record is found, cleared when they are dropped.
+ */
+static bool dtl_compat_steal_found;
 static enum cpuhp_state dtl_compat_steal_cpuhp;
 /* Guarded by the hotplug lock, which serialises the callbacks. */
 static struct dtl_compat_steal_pcpu dtl_compat_steal_pcpu;
@@ -177,9 +183,14 @@ static struct dtl_compat_steal_pcpu dtl_compat_steal_pcpu;
 /* As paravirt_steal_clock_read(), from the CPU's record. */
 bool dtl_compat_steal_clock_read(int cpu, u64 *ns)
 {
-	void *rec = READ_ONCE(per_cpu(dtl_compat_steal_rec, cpu));
-	int this = get_cpu();
+	void *rec;
+	int this;
 	u64 v;
+
+	if (!READ_ONCE(dtl_compat_steal_found))
+		return false;
+	rec = READ_ONCE(per_cpu(dtl_compat_steal_rec, cpu));
+	this = get_cpu();
 
 	if (rec && cpu == this && dtl_compat_steal_rec_read(rec, &v))
 		this_cpu_write(dtl_compat_steal_last, v);
@@ -217,6 +228,7 @@ static int dtl_compat_steal_cpu_online(unsigned int cpu)
 	this_cpu_write(dtl_compat_steal_last, ns);
 	this_cpu_write(dtl_compat_steal_rec, rec);
 	local_irq_restore(flags);
+	WRITE_ONCE(dtl_compat_steal_found, true);
 	return 0;
 }
 
@@ -247,6 +259,7 @@ static void dtl_compat_steal_exit(void)
 			break;
 	if (cpu >= nr_cpu_ids)
 		return;
+	WRITE_ONCE(dtl_compat_steal_found, false);
 	for_each_possible_cpu(cpu)
 		per_cpu(dtl_compat_steal_gone, cpu) =
 			xchg(per_cpu_ptr(&dtl_compat_steal_rec, cpu), NULL);
