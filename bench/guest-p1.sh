@@ -79,9 +79,12 @@ for r in $(seq $ROUNDS); do
 			rmmod dtl_floor ;;
 		dtl)	u=$(pipe_usecs perf-dtl record -q -o /tmp/b.data -e dtl/all/ -a --) ;;
 		dtlbefore)
+			# The switches of the recording only, not the swaps'.
 			rmmod dtl_pmu && insmod /dtl/dtl_before.ko || echo "P1 error: dtl_before.ko"
 			wait_quiet
+			c0=$(cs)
 			u=$(pipe_usecs perf-dtl record -q -o /tmp/b.data -e dtl/all/ -a --)
+			c1=$(cs)
 			rmmod dtl_pmu && insmod /dtl/dtl_pmu.ko || echo "P1 error: dtl_pmu.ko"
 			wait_quiet ;;
 		dtl[248])
@@ -98,7 +101,7 @@ for r in $(seq $ROUNDS); do
 		bpftrace)
 			u=$(pipe_usecs bpft) ;;
 		esac
-		c1=$(cs)
+		[ $mode = dtlbefore ] || c1=$(cs)
 		echo "P1 $mode $u"
 		case $mode in
 		none|floor|clockprobe|bpftrace) continue ;;
