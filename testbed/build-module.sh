@@ -17,7 +17,7 @@ files=(drivers/perf/dtl/ include/uapi/linux/perf_dtl.h compat/)
 if command -v rsync >/dev/null; then
 	(cd "$DTL_TOP" && rsync -aR --delete \
 		--exclude '*.o' --exclude '*.ko' --exclude '*.mod*' --exclude '.*' \
-		--exclude Module.symvers --exclude modules.order \
+		--exclude Module.symvers --exclude modules.order --exclude dtl_task.h \
 		--filter 'protect *.o' --filter 'protect *.ko' --filter 'protect .*' \
 		--filter 'protect *.mod*' --filter 'protect Module.symvers' \
 		--filter 'protect modules.order' --filter 'protect Kbuild' \
@@ -27,6 +27,9 @@ else
 fi
 cmp -s "$DTL_TOP/testbed/module.Kbuild" "$src/drivers/perf/dtl/Kbuild" ||
 	cp "$DTL_TOP/testbed/module.Kbuild" "$src/drivers/perf/dtl/Kbuild"
+# The compatibility layer's per-task accessors in place of the series'.
+cmp -s "$DTL_TOP/compat/dtl_compat_task.h" "$src/drivers/perf/dtl/dtl_task.h" ||
+	cp "$DTL_TOP/compat/dtl_compat_task.h" "$src/drivers/perf/dtl/dtl_task.h"
 # With KUnit in the kernel (the debug kernel), dtl's KUnit test too.
 kunit=()
 grep -qs '^CONFIG_KUNIT=y' "$kdir/.config" && kunit=(CONFIG_PERF_DTL_KUNIT_TEST=m)

@@ -171,7 +171,7 @@ consumer, the sequence and loss arithmetic, the filters, the record
 encoding, the drain's timing and the steal arithmetic." \
 	drivers/perf/dtl/Kconfig drivers/perf/dtl/Makefile \
 	drivers/perf/dtl/dtl.h drivers/perf/dtl/dtl_core.c drivers/perf/dtl/dtl_trace.c \
-	drivers/perf/dtl/dtl_task.c drivers/perf/dtl/dtl_kunit.c
+	drivers/perf/dtl/dtl_task.c drivers/perf/dtl/dtl_task.h drivers/perf/dtl/dtl_kunit.c
 
 am linux/0005-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
 

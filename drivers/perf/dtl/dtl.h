@@ -732,18 +732,15 @@ int dtl_pmu_trace_get(void);
 void dtl_pmu_trace_put(void);
 
 /*
- * Per-task state (dtl_task.c; in the out-of-tree build of older kernels,
- * the compatibility layer's table): how a task last left a CPU, written
- * at each switch-out while dtl_hook_gen is @gen, read back at its next
+ * Per-task state (dtl_task.c, and dtl_task.h's dtl_task_left() and
+ * dtl_task_last(); in the out-of-tree build of older kernels, the
+ * compatibility layer's table): how a task last left a CPU, written at
+ * each switch-out while dtl_hook_gen is @gen, read back at its next
  * dispatch.
  */
 int dtl_task_init(struct pmu *pmu);
 void dtl_task_exit(void);
 void dtl_task_event_init(struct perf_event *event);
-void dtl_task_left(struct task_struct *p, unsigned long gen,
-		   const struct dtl_block_info *info);
-bool dtl_task_last(struct task_struct *p, unsigned long gen,
-		   struct dtl_block_info *info);
 int dtl_pmu_trace_init(struct perf_event *event, const struct dtl_filter *f,
 		       u64 period_ns);
 void dtl_pmu_trace_fini(struct perf_event *event);

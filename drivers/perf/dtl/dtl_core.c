@@ -69,6 +69,7 @@
 #include <trace/events/sched.h>
 
 #include "dtl.h"
+#include "dtl_task.h"
 
 #define DTL_PMU_NAME		"dtl"
 

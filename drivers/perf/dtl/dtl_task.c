@@ -8,60 +8,17 @@
  * by dtl_task_event_init()): for the event's task and each child an
  * inherited event follows; for a CPU-wide or cgroup event, for every task,
  * and every task forked while such an event exists.  It frees it with the
- * last event that asked, or with the task.  A task without it, or whose
- * state was written while an earlier registration of the probe was in
- * place (@gen), is unknown: its records say so, and its counters charge
- * the wait on the queue that dispatched it only.
- *
- * Written by the sched_switch probe on the CPU that @p leaves, and read by
- * the probe on the CPU that next dispatches @p: the scheduler orders the
- * two, as it dispatches a task only after the switch that took it off a
- * CPU is done.  Both run with interrupts disabled, which holds off the
- * grace period that perf core waits for before it frees the data.
+ * last event that asked, or with the task.  A task without it is unknown:
+ * its records say so, and its counters charge the wait on the queue that
+ * dispatched it only.  The probe's accessors are in dtl_task.h.
  */
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 
-#include "dtl.h"
-
-struct dtl_task {
-	unsigned long		gen;	/* dtl_hook_gen when @last was written */
-	struct dtl_block_info	last;
-};
+#include "dtl_task.h"
 
 static struct kmem_cache *dtl_task_cache;
-
-static struct dtl_task *dtl_task_of(struct task_struct *p)
-{
-	struct perf_ctx_data *cd;
-
-	cd = rcu_dereference_sched(p->perf_ctx_data[perf_ctx_data_dtl]);
-	return cd ? cd->data : NULL;
-}
-
-void dtl_task_left(struct task_struct *p, unsigned long gen,
-		   const struct dtl_block_info *info)
-{
-	struct dtl_task *t = dtl_task_of(p);
-
-	if (t) {
-		t->last = *info;
-		t->gen = gen;
-	}
-}
-
-bool dtl_task_last(struct task_struct *p, unsigned long gen,
-		   struct dtl_block_info *info)
-{
-	struct dtl_task *t = dtl_task_of(p);
-
-	if (!t || t->gen != gen)
-		return false;
-	*info = t->last;
-	return true;
-}
 
 /* Called at the end of a successful event_init. */
 void dtl_task_event_init(struct perf_event *event)
