@@ -9,9 +9,9 @@
  * (exported scheduler tracepoints, a paravirt steal clock reader), onto
  * what the older kernel or a distribution's kernel has, backports-style,
  * so that the driver reads as mainline code; the series' per-task
- * perf_ctx_data slot has compat/dtl_compat_task.c in its place (see
- * testbed/module.Kbuild).  Kernels supported here: Linux 6.12 (Debian 12
- * and 13) and 7.3.
+ * perf_ctx_data slot has compat/dtl_compat_task.c and dtl_compat_task.h in
+ * its place (see testbed/module.Kbuild and testbed/build-module.sh).
+ * Kernels supported here: Linux 6.12 (Debian 12 and 13) and 7.3.
  */
 #ifndef __DTL_COMPAT_H
 #define __DTL_COMPAT_H

@@ -16,8 +16,8 @@
  * dispatch, where the series' per-task data always knows it (see
  * Documentation/admin-guide/perf/dtl.rst, "Kernels and accuracy").
  */
-#ifndef __DTL_TASK_H
-#define __DTL_TASK_H
+#ifndef __DRIVERS_PERF_DTL_TASK_H
+#define __DRIVERS_PERF_DTL_TASK_H
 
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -83,4 +83,4 @@ static inline bool dtl_task_last(struct task_struct *p, unsigned long gen,
 	       start == p->start_time && sgen == gen;
 }
 
-#endif /* __DTL_TASK_H */
+#endif /* __DRIVERS_PERF_DTL_TASK_H */

@@ -13,11 +13,12 @@ src=$out/src
 mkdir -p "$src"
 files=(drivers/perf/dtl/ include/uapi/linux/perf_dtl.h compat/)
 # -a keeps the files' times: make rebuilds only what changed.  (cp where
-# there is no rsync, as on a machine that only builds the module.)
+# there is no rsync, as on a machine that only builds the module: it puts
+# the series' dtl_task.h back, so what includes it is built every time.)
 if command -v rsync >/dev/null; then
 	(cd "$DTL_TOP" && rsync -aR --delete \
 		--exclude '*.o' --exclude '*.ko' --exclude '*.mod*' --exclude '.*' \
-		--exclude Module.symvers --exclude modules.order --exclude dtl_task.h \
+		--exclude Module.symvers --exclude modules.order --exclude drivers/perf/dtl/dtl_task.h \
 		--filter 'protect *.o' --filter 'protect *.ko' --filter 'protect .*' \
 		--filter 'protect *.mod*' --filter 'protect Module.symvers' \
 		--filter 'protect modules.order' --filter 'protect Kbuild' \
@@ -27,7 +28,9 @@ else
 fi
 cmp -s "$DTL_TOP/testbed/module.Kbuild" "$src/drivers/perf/dtl/Kbuild" ||
 	cp "$DTL_TOP/testbed/module.Kbuild" "$src/drivers/perf/dtl/Kbuild"
-# The compatibility layer's per-task accessors in place of the series'.
+# The compatibility layer's per-task accessors in place of the series'
+# (dkms.conf does the same; a force-include could not do it: the header
+# includes what needs each file's pr_fmt first).
 cmp -s "$DTL_TOP/compat/dtl_compat_task.h" "$src/drivers/perf/dtl/dtl_task.h" ||
 	cp "$DTL_TOP/compat/dtl_compat_task.h" "$src/drivers/perf/dtl/dtl_task.h"
 # With KUnit in the kernel (the debug kernel), dtl's KUnit test too.

@@ -732,11 +732,9 @@ int dtl_pmu_trace_get(void);
 void dtl_pmu_trace_put(void);
 
 /*
- * Per-task state (dtl_task.c, and dtl_task.h's dtl_task_left() and
- * dtl_task_last(); in the out-of-tree build of older kernels, the
- * compatibility layer's table): how a task last left a CPU, written at
- * each switch-out while dtl_hook_gen is @gen, read back at its next
- * dispatch.
+ * Per-task state, how a task last left a CPU (dtl_task.c, and the probe's
+ * accessors in dtl_task.h; in the out-of-tree build of older kernels, the
+ * compatibility layer's table).
  */
 int dtl_task_init(struct pmu *pmu);
 void dtl_task_exit(void);

@@ -14,8 +14,8 @@
  * without it, or whose state was written while an earlier registration of
  * the probe was in place (@gen), is unknown.
  */
-#ifndef __DTL_TASK_H
-#define __DTL_TASK_H
+#ifndef __DRIVERS_PERF_DTL_TASK_H
+#define __DRIVERS_PERF_DTL_TASK_H
 
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
@@ -60,4 +60,4 @@ static inline bool dtl_task_last(struct task_struct *p, unsigned long gen,
 	return true;
 }
 
-#endif /* __DTL_TASK_H */
+#endif /* __DRIVERS_PERF_DTL_TASK_H */
