@@ -9,13 +9,60 @@ totals() {
 	sed -n 's/^# Totals: pass:\([0-9]*\) fail:\([0-9]*\) xfail:[0-9]* xpass:[0-9]* skip:\([0-9]*\) error:\([0-9]*\).*/\1 \2 \3 \4/p' "$out" | tail -1
 }
 
+# limited NAME SECS CMD...: CMD under timeout(1), its output in $out, its
+# exit status in $rc.  A task in an uninterruptible sleep does not die of
+# timeout's signal, and timeout then waits for it for ever, until the host
+# kills the guest: 30 s after SECS, a watchdog prints why (hang_report).
+limited() {
+	lname=$1 lsecs=$2
+	shift 2
+	timeout "$lsecs" "$@" >"$out" 2>&1 &
+	lpid=$!
+	(sleep $((lsecs + 30)) &
+	 spid=$!
+	 trap 'kill $spid 2>/dev/null; exit 0' TERM
+	 wait $spid
+	 kill -0 $lpid 2>/dev/null || exit 0
+	 hang_report "$lname" "$lsecs") &
+	lwatch=$!
+	wait $lpid
+	rc=$?
+	kill $lwatch 2>/dev/null
+	wait $lwatch 2>/dev/null
+}
+
+# hang_report NAME SECS: lines "DTL-HANG ..." for the host (check.sh shows
+# them first): each task that is running or in an uninterruptible sleep,
+# with its kernel stack, then what the test printed last.  The kernel's
+# blocked tasks and each CPU's stack go to the console (sysrq w and l).
+# Shell builtins first: a hang may keep fork() from returning.
+hang_report() {
+	echo "DTL-HANG $1: still running 30 s after its $2 s limit"
+	echo w >/proc/sysrq-trigger
+	echo l >/proc/sysrq-trigger
+	read -r me _ </proc/self/stat
+	for d in /proc/[0-9]*; do
+		[ "${d#/proc/}" != "$me" ] || continue
+		read -r st 2>/dev/null <"$d/stat" || continue
+		s=${st##*) }
+		s=${s%% *}
+		case $s in D | R) ;; *) continue ;; esac
+		echo "DTL-HANG ${st%%) *}) state $s:"
+		n=0
+		while [ $n -lt 12 ] && read -r f; do
+			echo "DTL-HANG   $f"
+			n=$((n + 1))
+		done 2>/dev/null <"$d/stack"
+	done
+	tail -n 20 "$out" | sed 's/^/DTL-HANG out: /'
+}
+
 # run NAME TIMEOUT CMD...: a program of ours; its TAP totals are the result.
 run() {
 	name=$1 limit=$2
 	shift 2
 	echo "# ==== $name"
-	timeout "$limit" "$@" >"$out" 2>&1
-	rc=$?
+	limited "$name" "$limit" "$@"
 	cat "$out"
 	set -- $(totals)
 	if [ $# -ne 4 ]; then
@@ -40,8 +87,7 @@ perf_shell() {
 		result "perf/$name" 0 0 1 "no perf-dtl in this guest (perf 7.3 with dtl's decoder is built for x86_64 only)"
 		return
 	fi
-	PATH=/usr/lib/perf-dtl/bin:$PATH timeout "$secs" sh "perf/$name.sh" >"$out" 2>&1
-	rc=$?
+	limited "perf/$name" "$secs" env PATH="/usr/lib/perf-dtl/bin:$PATH" sh "perf/$name.sh"
 	cat "$out"
 	case $rc in
 	0) echo "ok 1 perf/$name"; echo "DTL-RESULT perf/$name 1 0 0" ;;
