@@ -75,7 +75,8 @@ am_with() {
 am linux/0001-sched-Export-the-sched_switch-and-sched_migrate_task-.patch
 am linux/0002-perf-Do-not-detach-PMU-specific-data-that-an-event-d.patch
 am linux/0003-perf-Give-each-user-of-a-task-s-PMU-specific-data-it.patch
-am linux/0004-sched-cputime-Export-a-reader-of-the-paravirt-steal-.patch
+am linux/0004-perf-Keep-an-inherited-event-s-PMU-specific-data-unt.patch
+am linux/0005-sched-cputime-Export-a-reader-of-the-paravirt-steal-.patch
 
 add "uapi: perf_dtl: Add the dispatch trace log record format" \
 "The dtl PMU writes one record per context switch into the perf AUX
@@ -173,7 +174,7 @@ encoding, the drain's timing and the steal arithmetic." \
 	drivers/perf/dtl/dtl.h drivers/perf/dtl/dtl_core.c drivers/perf/dtl/dtl_trace.c \
 	drivers/perf/dtl/dtl_task.c drivers/perf/dtl/dtl_task.h drivers/perf/dtl/dtl_kunit.c
 
-am linux/0005-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
+am linux/0006-drivers-perf-Build-the-dtl-dispatch-trace-log-PMU.patch
 
 add "Documentation: perf: Document the dtl PMU and its sysfs ABI" \
 "Describe the dtl PMU for administrators: its events and their units,
@@ -187,7 +188,7 @@ busy files." \
 	Documentation/admin-guide/perf/dtl-perf-timeline.svg \
 	Documentation/ABI/testing/sysfs-bus-event_source-devices-dtl
 
-am linux/0006-Documentation-MAINTAINERS-Add-the-dtl-PMU.patch
+am linux/0007-Documentation-MAINTAINERS-Add-the-dtl-PMU.patch
 
 add "tools/dtl: Add a helper that reads dtl counters without a system call" \
 "dtl_self.h reads a dtl counter of the calling task from the perf mmap

@@ -8,7 +8,10 @@
  * by dtl_task_event_init()): for the event's task and each child an
  * inherited event follows; for a CPU-wide or cgroup event, for every task,
  * and every task forked while such an event exists.  It frees it with the
- * last event that asked, or with the task.  A task without it is unknown:
+ * last event that asked, and an inherited event's with its task, when the
+ * task exits (perf swaps equivalent contexts between the tasks of a
+ * family, so a task may exit with a sibling's events, and the sibling runs
+ * on).  A task without it is unknown:
  * its records say so, and its counters charge the wait on the queue that
  * dispatched it only.  The probe's accessors are in dtl_task.h.
  */
