@@ -535,35 +535,13 @@ static void swap_root(struct swap_pipes *sp)
 	_exit(0);
 }
 
-struct fifo_spin {
-	int cpu;
-	int ready;
-	int stop;
-};
-
-/* SCHED_FIFO on @cpu until told to stop, for 2 s at most. */
-static void *fifo_spin(void *arg)
-{
-	struct sched_param sp = { .sched_priority = 1 };
-	unsigned long long end = dtl_now_ns() + 2000000000ULL;
-	struct fifo_spin *h = arg;
-
-	if (dtl_pin_to(h->cpu) || sched_setscheduler(0, SCHED_FIFO, &sp))
-		return NULL;
-	__atomic_store_n(&h->ready, 1, __ATOMIC_SEQ_CST);
-	while (!__atomic_load_n(&h->stop, __ATOMIC_SEQ_CST) &&
-	       dtl_now_ns() < end)
-		;
-	return NULL;
-}
-
 TEST(inherit_swap_exit)
 {
 	struct sched_param prio = { .sched_priority = 1 };
 	int last = dtl_last_cpu(), fd, i, r;
 	struct dtl_sched root0, s, seen = { 0 };
 	struct swap_pipes sp;
-	struct fifo_spin hog;
+	struct dtl_fifo_spin hog;
 	pthread_t thread;
 	cpu_set_t set;
 	long long wait;
@@ -606,10 +584,11 @@ TEST(inherit_swap_exit)
 		dtl_sched_add(&seen, &s);
 
 		memset(&hog, 0, sizeof(hog));
-		ASSERT_EQ(0, pthread_create(&thread, NULL, fifo_spin, &hog));
+		ASSERT_EQ(0, pthread_create(&thread, NULL, dtl_fifo_spin, &hog));
 		for (i = 0; i < 2000 &&
 		     !__atomic_load_n(&hog.ready, __ATOMIC_SEQ_CST); i++)
 			usleep(1000);
+		ASSERT_EQ(0, hog.err);
 		ASSERT_TRUE(hog.ready);
 		ASSERT_EQ(1, write(sp.wake[1], "w", 1));
 		usleep(SWAP_QUEUED_US);

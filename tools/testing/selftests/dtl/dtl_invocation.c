@@ -931,29 +931,6 @@ TEST(blocked_pid_reuse)
 	dtl_trace_close(&t);
 }
 
-struct fifo_hog {
-	int ready;	/* spinning as SCHED_FIFO on the last CPU */
-	int stop;
-	int err;
-};
-
-static void *fifo_hog(void *arg)
-{
-	struct sched_param sp = { .sched_priority = 1 };
-	unsigned long long end = dtl_now_ns() + 2000000000ULL;
-	struct fifo_hog *h = arg;
-
-	dtl_pin_to(dtl_last_cpu());
-	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
-		h->err = errno;
-		return NULL;
-	}
-	__atomic_store_n(&h->ready, 1, __ATOMIC_SEQ_CST);
-	while (!__atomic_load_n(&h->stop, __ATOMIC_SEQ_CST) && dtl_now_ns() < end)
-		;
-	return NULL;
-}
-
 /*
  * blocked_ns and wait_ns of a task woken on a busy CPU and moved to
  * another before it ran: it slept 100 ms, then waited 80 ms behind a
@@ -970,7 +947,7 @@ TEST(blocked_migrated_waiter)
 {
 	unsigned long long before, seen, w0, w1, w2, slept;
 	int last = dtl_last_cpu(), i, pfd[2];
-	struct fifo_hog h = { 0 };
+	struct dtl_fifo_spin h = { .cpu = last };
 	struct dtl_trace_buf t;
 	struct perf_dtl_entry *e;
 	pthread_t hog;
@@ -996,7 +973,7 @@ TEST(blocked_migrated_waiter)
 	close(pfd[0]);
 	ASSERT_EQ(0, dtl_wait_sleeping(pid, pid));
 	seen = dtl_now_ns();
-	ASSERT_EQ(0, pthread_create(&hog, NULL, fifo_hog, &h));
+	ASSERT_EQ(0, pthread_create(&hog, NULL, dtl_fifo_spin, &h));
 	for (i = 0; i < 2000 && !__atomic_load_n(&h.ready, __ATOMIC_SEQ_CST); i++)
 		usleep(1000);
 	ASSERT_EQ(0, h.err);

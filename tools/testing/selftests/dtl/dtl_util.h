@@ -667,6 +667,34 @@ static inline unsigned long long dtl_now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * A thread's body: spin as SCHED_FIFO on @cpu until told to stop, 2 s at
+ * most.  @ready says it spins; @err why it could not.
+ */
+struct dtl_fifo_spin {
+	int cpu;
+	int ready;
+	int stop;
+	int err;
+};
+
+static inline void *dtl_fifo_spin(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	unsigned long long end = dtl_now_ns() + 2000000000ULL;
+	struct dtl_fifo_spin *h = arg;
+
+	if (dtl_pin_to(h->cpu) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		h->err = errno ? errno : EINVAL;
+		return NULL;
+	}
+	__atomic_store_n(&h->ready, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_SEQ_CST) &&
+	       dtl_now_ns() < end)
+		;
+	return NULL;
+}
+
 /* Events that exist now, as the driver reports in debugfs, or -1. */
 static inline long long dtl_hook_users(void)
 {
