@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Module rules: rmmod is refused while a dtl event is open and works once
-# it is closed; the module loads again and the PMU comes back.
+# it is closed, also while a task that inherited dtl events runs on; the
+# module loads again and the PMU comes back.
 #
 # usage: dtl_module.sh [path/to/dtl_pmu.ko]  (default: /dtl/dtl_pmu.ko)
 
@@ -16,7 +17,7 @@ if [ ! -d $PMU ] || [ ! -f "$KO" ]; then
 	ktap_skip_all "needs dtl loaded from $KO"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 4
+ktap_set_plan 5
 
 # perf opens its event once it has started, which takes seconds on a slow
 # kernel (see dtl_hotplug.sh): wait for that, up to 30 s.
@@ -56,5 +57,22 @@ if perf stat -a -e dtl/dispatches/ sleep 0.1 >/dev/null 2>&1 &&
 else
 	ktap_test_fail "count, unload and reload in a row"
 fi
+
+# A task that inherited dtl events outlives them: perf stat's workload
+# leaves a child behind.  perf core keeps an inherited event's per-task
+# data with its task until the task exits, and must free it when dtl
+# goes, before dtl's kmem cache (an object left in it is a "Slab cache
+# still has objects" warning, which fails the run).
+bgfile=/tmp/dtl_module.bg
+perf stat -e dtl/dispatches/ -- sh -c "sleep 60 & echo \$! >$bgfile" >/dev/null 2>&1
+bg=$(cat $bgfile 2>/dev/null)
+if [ -n "$bg" ] && kill -0 "$bg" 2>/dev/null && rmmod dtl_pmu &&
+   insmod "$KO" && [ -d $PMU ]; then
+	ktap_test_pass "unload and reload while a task that inherited dtl events runs"
+else
+	ktap_test_fail "unload and reload while a task that inherited dtl events runs"
+fi
+[ -z "$bg" ] || kill "$bg" 2>/dev/null
+rm -f $bgfile
 
 ktap_finished
