@@ -389,21 +389,24 @@ static inline void dtl_log_key(struct dtl_log *l)
  * Where the next record of @l, of @len bytes, is written: after a PAD
  * slot where a long record would straddle the end of the ring.
  * dtl_log_commit() then accounts for it.  On the log's CPU, with
- * interrupts disabled.
+ * interrupts disabled.  @buf is @l->buf as the probe read it, once: the
+ * last tracer's going clears @l->buf at any time, and frees the log only
+ * once every probe that saw it is done (dtl_logs_free()).
  */
-static inline void *dtl_log_slot(struct dtl_log *l, unsigned int len)
+static inline void *dtl_log_slot(struct dtl_log *l, u8 *buf,
+				 unsigned int len)
 {
 	u64 off = l->pos & l->mask;
 
 	if (unlikely(len > PERF_DTL_SLOT_SIZE &&
 		     off == l->mask + 1 - PERF_DTL_SLOT_SIZE)) {
-		l->buf[off] = PERF_DTL_REC_PAD;
+		buf[off] = PERF_DTL_REC_PAD;
 		l->pad = l->pos;
 		l->pos += PERF_DTL_SLOT_SIZE;
 		dtl_log_key(l);
 		off = 0;
 	}
-	return l->buf + off;
+	return buf + off;
 }
 
 /*

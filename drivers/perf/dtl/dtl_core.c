@@ -292,7 +292,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 		/* The record, in the form a reader delivers it (dtl.h). */
 		if (dtl_log_follows(s, now, prev_pid, prev_tid, wait, blocked,
 				    ran)) {
-			struct perf_dtl_short *r = dtl_log_slot(&dc->log,
+			struct perf_dtl_short *r = dtl_log_slot(&dc->log, log,
 							       PERF_DTL_SLOT_SIZE);
 
 			r->rec = PERF_DTL_REC_SHORT | kind;
@@ -307,7 +307,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 			r->steal_ns = steal_ns;
 			len = PERF_DTL_SLOT_SIZE;
 		} else {
-			struct perf_dtl_long *r = dtl_log_slot(&dc->log,
+			struct perf_dtl_long *r = dtl_log_slot(&dc->log, log,
 							      PERF_DTL_ENTRY_SIZE);
 
 			r->rec = PERF_DTL_REC_LONG | kind;

@@ -482,7 +482,7 @@ static unsigned int dtl_test_log_put(struct dtl_log *l, struct perf_dtl_entry *e
 					  e->prev_tid, e->wait_ns,
 					  e->blocked_ns, e->ran_ns);
 	unsigned int len = fits ? PERF_DTL_SLOT_SIZE : PERF_DTL_ENTRY_SIZE;
-	void *slot = dtl_log_slot(l, len);
+	void *slot = dtl_log_slot(l, l->buf, len);
 
 	e->seq = l->head;
 	e->cpu = l->last.cpu;

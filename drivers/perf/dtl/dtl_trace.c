@@ -209,7 +209,8 @@ static void dtl_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
 
 	now = local_clock();
 	if (dtl_log_follows_migrate(&l->last, now)) {
-		struct perf_dtl_short *r = dtl_log_slot(l, PERF_DTL_SLOT_SIZE);
+		struct perf_dtl_short *r = dtl_log_slot(l, log,
+							 PERF_DTL_SLOT_SIZE);
 
 		r->rec = PERF_DTL_REC_SHORT | PERF_DTL_KIND_MIGRATE;
 		r->flags = flags;
@@ -223,7 +224,8 @@ static void dtl_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
 		r->zero[1] = 0;
 		dtl_log_commit(l, PERF_DTL_SLOT_SIZE, now);
 	} else {
-		struct perf_dtl_long *r = dtl_log_slot(l, PERF_DTL_ENTRY_SIZE);
+		struct perf_dtl_long *r = dtl_log_slot(l, log,
+							PERF_DTL_ENTRY_SIZE);
 
 		r->rec = PERF_DTL_REC_LONG | PERF_DTL_KIND_MIGRATE;
 		r->flags = flags;
@@ -250,7 +252,11 @@ static void dtl_logs_free(void)
 	dtl_logs_wanted = false;
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu(dtl_pmu_cpus, cpu).log.buf, NULL);
-	/* The probes run with preemption disabled. */
+	/*
+	 * The probes run with preemption disabled, and one that read a log
+	 * before it was cleared writes to it till it returns (it reads
+	 * log.buf once: dtl_log_slot()).
+	 */
 	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
 		kvfree(per_cpu(dtl_pmu_cpus, cpu).log_mem);

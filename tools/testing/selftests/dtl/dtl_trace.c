@@ -1289,6 +1289,80 @@ TEST_F(hotplug, logs_follow_hotplug)
 	EXPECT_EQ(0, log_bytes(pp.cpu));
 }
 
+/*
+ * The last trace event's close frees the logs while the probes write to
+ * them on other CPUs.  A probe that saw a log must write to that log till
+ * it returns: it once read the log's address again, found it cleared and
+ * wrote at NULL (a general protection fault in dtl_sched_switch(), with
+ * the runqueue lock held: the machine hung).  Two threads hand a byte
+ * back and forth on CPU 0, so that its probe runs all the time, while the
+ * test opens and closes the only trace event, on the last CPU.  Without
+ * the fix, 8 runs of 8 oopsed within seconds on the debug kernel under
+ * TCG.
+ */
+struct last_close {
+	int to[2], from[2];
+	int stop;
+	unsigned long rounds;
+};
+
+static void *last_close_pong(void *arg)
+{
+	struct last_close *lc = arg;
+	char c;
+
+	dtl_pin_to(0);
+	while (read(lc->to[0], &c, 1) == 1 && write(lc->from[1], &c, 1) == 1)
+		;
+	return NULL;
+}
+
+static void *last_close_ping(void *arg)
+{
+	struct last_close *lc = arg;
+	char c = 'x';
+
+	dtl_pin_to(0);
+	while (!__atomic_load_n(&lc->stop, __ATOMIC_RELAXED) &&
+	       write(lc->to[1], &c, 1) == 1 && read(lc->from[0], &c, 1) == 1)
+		__atomic_fetch_add(&lc->rounds, 1, __ATOMIC_RELAXED);
+	close(lc->to[1]);	/* the pong thread reads EOF */
+	return NULL;
+}
+
+TEST(last_close_vs_probe)
+{
+	int cpu = dtl_last_cpu(), i, n = 150;
+	unsigned long rounds = 0;
+	struct last_close lc = { 0 };
+	struct dtl_trace_buf t;
+	pthread_t ping, pong;
+
+	if (cpu == 0)
+		SKIP(return, "one CPU: no probe runs beside the close");
+	ASSERT_EQ(0, pipe(lc.to));
+	ASSERT_EQ(0, pipe(lc.from));
+	ASSERT_EQ(0, dtl_pin_to(cpu));
+	ASSERT_EQ(0, pthread_create(&pong, NULL, last_close_pong, &lc));
+	ASSERT_EQ(0, pthread_create(&ping, NULL, last_close_ping, &lc));
+	for (i = 0; i < n; i++) {
+		unsigned long r = __atomic_load_n(&lc.rounds, __ATOMIC_RELAXED);
+
+		ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, PERF_DTL_EVENT_TRACE,
+					    0, 0, 0, 0));
+		dtl_trace_close(&t);
+		/* Closes beside switches, not after the ping-pong stopped. */
+		if (__atomic_load_n(&lc.rounds, __ATOMIC_RELAXED) > r)
+			rounds++;
+	}
+	__atomic_store_n(&lc.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(ping, NULL);
+	pthread_join(pong, NULL);
+	TH_LOG("%d closes, %lu of them beside switches on CPU 0 (%lu round trips)",
+	       n, rounds, lc.rounds);
+	EXPECT_GE(rounds, n / 2);
+}
+
 /* The busy file names the CPU, the use and the owner while it lasts. */
 TEST(busy_file)
 {
