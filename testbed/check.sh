@@ -297,8 +297,11 @@ guest_results() {
 	if [ "$vmrc" -ne 0 ]; then
 		result "$name:vm" 0 1 0
 		{ echo "## $name:vm (exit $vmrc), the guest's last lines:"
-		  grep '^DTL-HANG ' "$log" | head -n 40
-		  tail -n 20 "$log"; } >>"$failures"
+		  grep '^# ==== ' "$log" | tail -n 1 |
+			sed 's/^# ==== /# the last test it began: /'
+		  grep '^DTL-HANG ' "$log" | head -n 14
+		  grep '^DTL-SPLAT ' "$log" | head -n 16
+		  tail -n 4 "$log"; } >>"$failures"
 	fi
 }
 
@@ -444,14 +447,15 @@ cat "$times"
 # The counts, from the summary (lane B's results were run in a subshell).
 read -r pass fail skip < <(awk '{ p += $3; f += $5; s += $7 } END { print p + 0, f + 0, s + 0 }' "$summary")
 # CI may show only the last lines: what failed, and the start of why, go
-# last (the whole of it is in "failed guest tests" above).
+# last (the whole of it is in "failed guest tests" above).  A guest that
+# hung or died goes last of all: which test it was in, its hang report,
+# the first lines of its kernel splats (DTL-SPLAT, from vm-run.sh).
 if [ "$fail" -ne 0 ]; then
 	echo
 	echo "# ==== what failed (the details are above)"
-	awk '$5 > 0' "$summary"
-	# A guest that hung or died first: its last console lines.
-	{ awk '/^## / { vm = / \(exit [0-9]+\), / } vm' "$failures"
-	  awk '/^## / { vm = / \(exit [0-9]+\), / } !vm' "$failures"; } | head -n 40
+	awk '$5 > 0' "$summary" | head -n 20
+	awk '/^## / { vm = / \(exit [0-9]+\), / } !vm' "$failures" | head -n 20
+	awk '/^## / { vm = / \(exit [0-9]+\), / } vm' "$failures" | head -n 40
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -78,9 +78,12 @@ done
 cat "$base" "$work/payload.cpio" >"$work/initrd.cpio"
 
 touch "$work/console.log" "$work/out.log"
+# An oops panics, and the guest stops (panic=-1 with -no-reboot): a kernel
+# that oopsed, with a lock held, can hang until the time limit and say
+# nothing more.
 # Single-threaded TCG: multi-threaded TCG has oopsed here on cross-CPU code
 # patching when perf flips static keys.
-append="loglevel=4 panic=-1 nokaslr ${DTL_APPEND:-}"
+append="loglevel=4 oops=panic panic=-1 nokaslr ${DTL_APPEND:-}"
 if [ "$DTL_ARCH" = arm64 ]; then
 	# virt has one UART: the script's output goes to a virtio console.
 	# pauth emulation would make TCG 2.5x slower.
@@ -121,25 +124,51 @@ wait 2>/dev/null || true
 sed -i 's/\r$//' "$work/out.log" "$work/console.log"
 [ $stream = 1 ] || sed '/^DTL-VM-DMESG-BEGIN$/,$d' "$work/out.log"
 
+# Kernel splats: BUG, WARNING, Oops, KASAN, lockdep, might_sleep, RCU stalls.
+splat='(BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN|kernel BUG|Kernel panic|possible recursive locking|circular locking dependency|inconsistent lock state|sleeping function called from invalid context|rcu_.*detected stall|self-detected stall|INFO: task .* blocked for more than|unreferenced object)'
+
+# splat_digest: "DTL-SPLAT" lines, for a report that shows only its last
+# lines (CI's): the first line of each of the guest's first two splats,
+# its RIP and the first reliable frames of its call trace.
+splat_digest() {
+	{ cat "$work/console.log"
+	  sed -n '/^DTL-VM-DMESG-BEGIN$/,/^DTL-VM-DMESG-END$/p' "$work/out.log"; } |
+	awk -v re="$splat" '
+		left > 0 { left-- }
+		left > 0 && !rip && / RIP: / { rip = 1; print; next }
+		left > 0 && / Call Trace:/ { trace = 1; next }
+		left > 0 && / <\/TASK>/ { trace = 0 }
+		left > 0 && trace && frames < 6 && /\] +[A-Za-z0-9_.]+\+0x/ {
+			frames++; print; next
+		}
+		left == 0 && $0 ~ re {
+			if (++n > 2)
+				exit
+			left = 40; rip = 0; trace = 0; frames = 0
+			print
+		}' | sed 's/^/DTL-SPLAT /'
+}
+
 if [ $timed_out = 1 ]; then
 	echo "DTL-VM: FAIL: guest killed after ${timeout}s timeout (last console lines below)"
+	splat_digest
 	tail -n 20 "$work/console.log"
 	exit 124
 fi
 rc=$(sed -n 's/^DTL-VM-EXIT \([0-9]*\)$/\1/p' "$work/out.log" | tail -1)
 if [ -z "$rc" ]; then
 	echo "DTL-VM: FAIL: guest stopped before the script finished (console below)"
+	splat_digest
 	tail -n 40 "$work/console.log"
 	cat "$work/qemu.log"
 	exit 125
 fi
 
-# Kernel splats: BUG, WARNING, Oops, KASAN, lockdep, might_sleep, RCU stalls.
-splat='(BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN|kernel BUG|Kernel panic|possible recursive locking|circular locking dependency|inconsistent lock state|sleeping function called from invalid context|rcu_.*detected stall|self-detected stall|INFO: task .* blocked for more than|unreferenced object)'
 { cat "$work/console.log"; sed -n '/^DTL-VM-DMESG-BEGIN$/,/^DTL-VM-DMESG-END$/p' "$work/out.log"; } |
 	grep -E "$splat" >"$work/splats.log" || true
 if [ -s "$work/splats.log" ]; then
 	echo "DTL-VM: FAIL: kernel splat in the guest log:"
+	splat_digest
 	sed -n '/^DTL-VM-DMESG-BEGIN$/,/^DTL-VM-DMESG-END$/p' "$work/out.log" |
 		grep -E -B2 -A25 "$splat" | head -n 80
 	exit 126
