@@ -206,6 +206,7 @@ static void dtl_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
 
 	if (!log)
 		return;
+	smp_rmb();	/* the log's state was published before the log */
 
 	now = local_clock();
 	if (dtl_log_follows_migrate(&l->last, now)) {

@@ -1358,6 +1358,9 @@ TEST(last_close_vs_probe)
 	__atomic_store_n(&lc.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(ping, NULL);
 	pthread_join(pong, NULL);
+	close(lc.to[0]);
+	close(lc.from[0]);
+	close(lc.from[1]);
 	TH_LOG("%d closes, %lu of them beside switches on CPU 0 (%lu round trips)",
 	       n, rounds, lc.rounds);
 	EXPECT_GE(rounds, n / 2);
