@@ -270,7 +270,7 @@ static void dtl_logs_free(void)
  * Give @cpu its log, if it has none.  Called with dtl_logs_lock and the
  * CPU hotplug lock held.  Charged to the
  * memory cgroup of the caller: the first tracer, or (for a CPU that comes
- * online later) the hotplug thread.
+ * online later) the task that brings it online.
  */
 static int dtl_log_alloc(unsigned int cpu)
 {
@@ -309,7 +309,7 @@ static int dtl_log_alloc(unsigned int cpu)
 
 /*
  * A log for every online CPU; a CPU that comes online later gets its log
- * from dtl_trace_cpu_online().  Called with dtl_trace_lock held.
+ * from dtl_trace_cpu_prepare().  Called with dtl_trace_lock held.
  */
 static int dtl_logs_alloc(void)
 {
@@ -331,8 +331,13 @@ static int dtl_logs_alloc(void)
 	return ret;
 }
 
-/* CPU hotplug: a CPU that comes online while dtl traces gets its log. */
-static int dtl_trace_cpu_online(unsigned int cpu)
+/*
+ * CPU hotplug: a CPU that comes online while dtl traces gets its log
+ * before it runs anything, on the CPU that brings it up.  From its first
+ * switch a trace event, a per-task one of the kthread that brings it
+ * online among them, may start there, and finds the log.
+ */
+static int dtl_trace_cpu_prepare(unsigned int cpu)
 {
 	int ret = 0;
 
@@ -1493,8 +1498,8 @@ int dtl_pmu_trace_module_init(void)
 		       dtl_pmu_log_entries, DTL_LOG_MIN, (unsigned int)DTL_LOG_MAX);
 		return -EINVAL;
 	}
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "perf/dtl:online",
-					dtl_trace_cpu_online, NULL);
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "perf/dtl:prepare",
+					dtl_trace_cpu_prepare, NULL);
 	if (ret < 0)
 		return ret;
 	dtl_cpuhp_state = ret;

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <linux/perf_dtl.h>
 #include <pthread.h>
+#include <dirent.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -1286,6 +1287,75 @@ TEST_F(hotplug, logs_follow_hotplug)
 	dtl_trace_close(&b);
 	dtl_trace_close(&a);
 	EXPECT_EQ(0, log_bytes(0));
+	EXPECT_EQ(0, log_bytes(pp.cpu));
+}
+
+/* The pid of the kthread that brings @cpu online (cpuhp/@cpu), or -1. */
+static pid_t cpuhp_thread(int cpu)
+{
+	char path[300], comm[32], want[32];
+	struct dirent *d;
+	pid_t pid = -1;
+	DIR *dir;
+
+	snprintf(want, sizeof(want), "cpuhp/%d", cpu);
+	dir = opendir("/proc");
+	if (!dir)
+		return -1;
+	while (pid < 0 && (d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		if (!dtl_read_file(path, comm, sizeof(comm)) &&
+		    !strcmp(comm, want))
+			pid = atoi(d->d_name);
+	}
+	closedir(dir);
+	return pid;
+}
+
+/*
+ * A per-task trace event of the kthread that brings a CPU online starts
+ * on that CPU before the CPU's online callbacks run.  The CPU's log must
+ * be there: it was allocated by the online callback, and the event's
+ * start read the log the last session left at NULL (a general protection
+ * fault in dtl_pmu_trace_start(), interrupts disabled).  The last session
+ * traces the CPU, then the CPU goes offline, this session begins with
+ * the event, and the CPU comes back.
+ */
+TEST_F(hotplug, task_event_before_log)
+{
+	struct pingpong pp = { .cpu = self->cpu, .rounds = 100 };
+	struct dtl_trace_buf a, b;
+	pid_t pid;
+	size_t n;
+
+	if (pp.cpu < 1 || set_online(pp.cpu, 1))
+		SKIP(return, "needs a CPU that can go offline");
+	if (access("/sys/kernel/debug/dtl", F_OK))
+		SKIP(return, "no debugfs mounted at /sys/kernel/debug (CONFIG_DEBUG_FS)");
+	pid = cpuhp_thread(pp.cpu);
+	ASSERT_LT(0, pid) TH_LOG("no cpuhp/%d kthread", pp.cpu);
+	ASSERT_EQ(0, dtl_trace_open(&a, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0, 0, 0, 64));
+	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pingpong_run(&pp));
+	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0));
+	EXPECT_GT(dtl_trace_take(&a, recs, MAX_RECORDS), 2 * pp.rounds);
+	dtl_trace_close(&a);
+	ASSERT_EQ(0, log_bytes(pp.cpu));
+	ASSERT_EQ(0, dtl_pin_to(0));
+
+	ASSERT_EQ(0, set_online(pp.cpu, 0));
+	ASSERT_EQ(0, dtl_trace_open(&b, pid, -1, PERF_DTL_EVENT_TRACE, 0, 0, 0, 64));
+	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, set_online(pp.cpu, 1));
+	EXPECT_EQ(log_bytes(0), log_bytes(pp.cpu));
+	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_DISABLE, 0));
+	/* Its runs on the CPU it brought up, from the first. */
+	n = dtl_trace_take(&b, recs, MAX_RECORDS);
+	TH_LOG("cpuhp/%d: %zu records", pp.cpu, n);
+	EXPECT_GT(n, 0);
+	dtl_trace_close(&b);
 	EXPECT_EQ(0, log_bytes(pp.cpu));
 }
 
