@@ -336,11 +336,18 @@ static int dtl_logs_alloc(void)
  * before it runs anything, on the CPU that brings it up.  From its first
  * switch a trace event, a per-task one of the kthread that brings it
  * online among them, may start there, and finds the log.
+ *
+ * Its drain timer may still be armed: a per-task event's stop leaves it
+ * so, and when the CPU went offline the timer moved to another CPU.
+ * There it finds no reader and ends; but a reader starting here first
+ * would find it armed and leave it, and not be drained till it stops.
+ * Cancel it, so that the first reader arms it on this CPU.
  */
 static int dtl_trace_cpu_prepare(unsigned int cpu)
 {
 	int ret = 0;
 
+	hrtimer_cancel(&per_cpu(dtl_pmu_cpus, cpu).drain_timer);
 	mutex_lock(&dtl_logs_lock);
 	if (dtl_logs_wanted)
 		ret = dtl_log_alloc(cpu);
@@ -1093,7 +1100,8 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 	 * No reader: the last one stopped (a per-task event's stop leaves
 	 * the timer armed).  A CPU going offline stops its events first, so
 	 * a timer that the hotplug code moved to another CPU finds none
-	 * either: never drain another CPU's log.
+	 * either, and dtl_trace_cpu_prepare() cancels it before the CPU
+	 * comes back: never drain another CPU's log.
 	 */
 	if (list_empty(&dc->readers) ||
 	    WARN_ON_ONCE(dc != this_cpu_ptr(&dtl_pmu_cpus)))
@@ -1498,11 +1506,7 @@ int dtl_pmu_trace_module_init(void)
 		       dtl_pmu_log_entries, DTL_LOG_MIN, (unsigned int)DTL_LOG_MAX);
 		return -EINVAL;
 	}
-	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "perf/dtl:prepare",
-					dtl_trace_cpu_prepare, NULL);
-	if (ret < 0)
-		return ret;
-	dtl_cpuhp_state = ret;
+	/* Before the hotplug callback, which cancels the timer. */
 	for_each_possible_cpu(cpu) {
 		struct dtl_cpu *dc = per_cpu_ptr(&dtl_pmu_cpus, cpu);
 
@@ -1510,6 +1514,11 @@ int dtl_pmu_trace_module_init(void)
 		hrtimer_setup(&dc->drain_timer, dtl_drain_timer, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "perf/dtl:prepare",
+					dtl_trace_cpu_prepare, NULL);
+	if (ret < 0)
+		return ret;
+	dtl_cpuhp_state = ret;
 	return 0;
 }
 

@@ -1360,6 +1360,63 @@ TEST_F(hotplug, task_event_before_log)
 }
 
 /*
+ * A per-task event's stop leaves its CPU's drain timer armed (its task
+ * comes back soon).  When the CPU goes offline the timer moves to
+ * another CPU, where it finds no reader and ends.  If the CPU came back
+ * before that, its first reader found the timer armed, far enough ahead,
+ * and left it: the timer then fired on the other CPU, refused to drain a
+ * log not its own, and the reader was drained only at its stop.  Both
+ * events poll once a second (the longest period), so that the timer the
+ * stop leaves outlives the offline and online.
+ */
+TEST_F(hotplug, drain_timer_after_online)
+{
+	struct pingpong pp = { .cpu = self->cpu, .rounds = 50 };
+	unsigned long long t0, up, start;
+	struct dtl_trace_buf a, b;
+	uint64_t head = 0;
+	size_t n;
+
+	if (pp.cpu < 1 || set_online(pp.cpu, 1))
+		SKIP(return, "needs a CPU that can go offline");
+	ASSERT_EQ(0, dtl_pin_to(pp.cpu));
+	ASSERT_EQ(0, dtl_trace_open(&a, 0, -1, PERF_DTL_EVENT_TRACE, 0,
+				    PERF_DTL_POLL_MAX_NS, 0, 16));
+	/* It starts at once, here, and stops when this task leaves. */
+	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0));
+	t0 = dtl_now_ns();
+	ASSERT_EQ(0, dtl_pin_to(0));
+	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, set_online(pp.cpu, 0));
+	ASSERT_EQ(0, set_online(pp.cpu, 1));
+	up = dtl_now_ns();
+	TH_LOG("cpu%d offline and online %llu ms after the stop", pp.cpu,
+	       (up - t0) / 1000000);
+
+	ASSERT_EQ(0, dtl_trace_open(&b, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0,
+				    PERF_DTL_POLL_MAX_NS, 0, 64));
+	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_ENABLE, 0));
+	/*
+	 * Polled each second, its transaction ended at most a second
+	 * later: records show in the AUX buffer within 2 s of the start.
+	 */
+	start = dtl_now_ns();
+	while (!head && dtl_now_ns() - start < 4000000000ULL) {
+		ASSERT_EQ(0, pingpong_run(&pp));
+		usleep(20000);
+		head = __atomic_load_n(&b.pc->aux_head, __ATOMIC_ACQUIRE);
+	}
+	TH_LOG("%llu AUX bytes %llu ms after the start", (unsigned long long)head,
+	       (dtl_now_ns() - start) / 1000000);
+	EXPECT_GT(head, 0) TH_LOG("not drained while running");
+	ASSERT_EQ(0, ioctl(b.fd, PERF_EVENT_IOC_DISABLE, 0));
+	n = dtl_trace_take(&b, recs, MAX_RECORDS);
+	EXPECT_GT(n, 2 * pp.rounds);
+	dtl_trace_close(&b);
+	dtl_trace_close(&a);
+}
+
+/*
  * The last trace event's close frees the logs while the probes write to
  * them on other CPUs.  A probe that saw a log must write to that log till
  * it returns: it once read the log's address again, found it cleared and
