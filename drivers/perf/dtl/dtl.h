@@ -766,7 +766,9 @@ struct dtl_drain_stat {
 
 /* Per-CPU state, written by that CPU's sched_switch probe. */
 struct dtl_cpu {
+	/* The counters' totals, kept while @count_events is not 0. */
 	u64			total[DTL_NR_COUNTERS];
+	unsigned int		count_events;	/* counting events added here */
 	/*
 	 * Context switches, and how perf switched dtl's task events: swaps
 	 * of equivalent contexts and full switches (dtl_ctx_switch_seen()).

@@ -198,6 +198,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 	u64 prev_delay = READ_ONCE(prev->sched_info.run_delay);
 	u64 next_delay = READ_ONCE(next->sched_info.run_delay);
 	u64 steal = dtl_steal_now(), now = 0, wait = 0, queued = 0;
+	u64 run_steal = 0;
 	/* Written by dtl_task_last(), read only where it said so. */
 	struct dtl_block_info last __uninitialized;
 	bool known = false;
@@ -216,18 +217,27 @@ static void dtl_sched_switch(void *data, bool preempt,
 	dtl_ctx_switch_seen(dc);
 	dc->switches++;
 	if (likely(dtl_run_is(dc, prev))) {
-		dc->total[DTL_CNT_DISPATCHES]++;
-		dc->total[DTL_CNT_WAIT_NS] += dtl_run_wait(dc, prev_delay);
-		dc->total[DTL_CNT_STEAL_NS] += dtl_steal_delta(dc->run_steal_start,
-							       steal);
+		run_steal = dtl_steal_delta(dc->run_steal_start, steal);
 		/*
-		 * Still runnable: preempted, or it yielded.  This is what the
-		 * scheduler counts in nivcsw, except for a block aborted by a
-		 * pending signal, which it counts as voluntary.  The idle task
-		 * is always runnable: leaving it is no preemption.
+		 * The totals, only while a counting event is added here: an
+		 * event reads them from its start to its stop, both on this
+		 * CPU (dtl_event_total()), and the run in progress is kept
+		 * whatever the count.
 		 */
-		if (kind == PERF_DTL_KIND_PREEMPT)
-			dc->total[DTL_CNT_PREEMPTIONS]++;
+		if (dc->count_events) {
+			dc->total[DTL_CNT_DISPATCHES]++;
+			dc->total[DTL_CNT_WAIT_NS] += dtl_run_wait(dc, prev_delay);
+			dc->total[DTL_CNT_STEAL_NS] += run_steal;
+			/*
+			 * Still runnable: preempted, or it yielded.  This is
+			 * what the scheduler counts in nivcsw, except for a
+			 * block aborted by a pending signal, which it counts
+			 * as voluntary.  The idle task is always runnable:
+			 * leaving it is no preemption.
+			 */
+			if (kind == PERF_DTL_KIND_PREEMPT)
+				dc->total[DTL_CNT_PREEMPTIONS]++;
+		}
 	} else {
 		/*
 		 * A CPU that was offline when the probe was registered, or
@@ -268,8 +278,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 
 		smp_rmb();	/* log_since was published before the log */
 		ran = dtl_ran_ns(now, dc->run_start, dc->log_since);
-		steal_ns = dtl_steal_field(dtl_steal_delta(dc->run_steal_start,
-							   steal), &flags);
+		steal_ns = dtl_steal_field(run_steal, &flags);
 		if (prev->flags & PF_KTHREAD)
 			flags |= PERF_DTL_F_PREV_KTHREAD;
 		if (next->flags & PF_KTHREAD)
@@ -472,6 +481,8 @@ static int dtl_event_add(struct perf_event *event, int flags)
 			return ret;
 	}
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (!dtl_is_trace_event(event))
+		dc->count_events++;
 	if (dtl_is_task_event(event)) {
 		dc->task_events++;
 		/* One full switch-in per context switch, however many events. */
@@ -490,6 +501,8 @@ static void dtl_event_del(struct perf_event *event, int flags)
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 
 	__dtl_event_stop(event, true);
+	if (!dtl_is_trace_event(event))
+		dc->count_events--;
 	if (dtl_is_task_event(event)) {
 		dc->task_events--;
 		dc->swap_pending = false;
