@@ -16,6 +16,7 @@
 #ifndef __DTL_COMPAT_H
 #define __DTL_COMPAT_H
 
+#include <linux/compiler.h>
 #include <linux/types.h>
 #include <linux/version.h>
 
@@ -70,7 +71,16 @@ int dtl_compat_tracepoint_unregister(const char *name, void *probe,
  * found by a CPU hotplug state that it sets up around the PMU's
  * registration: hence its perf_pmu_register() and perf_pmu_unregister().
  */
-bool dtl_compat_steal_clock_read(int cpu, u64 *ns);
+extern bool dtl_compat_steal_found;
+bool __dtl_compat_steal_clock_read(int cpu, u64 *ns);
+
+/* Inline: the probe reads it at every switch, and most machines have none. */
+static inline bool dtl_compat_steal_clock_read(int cpu, u64 *ns)
+{
+	return READ_ONCE(dtl_compat_steal_found) &&
+	       __dtl_compat_steal_clock_read(cpu, ns);
+}
+
 #define paravirt_steal_clock_read(cpu, ns)				\
 	dtl_compat_steal_clock_read(cpu, ns)
 #ifndef DTL_COMPAT_KUNIT	/* dtl_kunit.ko's test PMUs: the kernel's */

@@ -175,20 +175,18 @@ static DEFINE_PER_CPU(void *, dtl_compat_steal_gone);	/* at exit */
  * that offers no steal time, the probe's read tests this and no more.
  * Set when a CPU's record is found, cleared when they are dropped.
  */
-static bool dtl_compat_steal_found;
+bool dtl_compat_steal_found;
 static enum cpuhp_state dtl_compat_steal_cpuhp;
 /* Guarded by the hotplug lock, which serialises the callbacks. */
 static struct dtl_compat_steal_pcpu dtl_compat_steal_pcpu;
 
-/* As paravirt_steal_clock_read(), from the CPU's record. */
-bool dtl_compat_steal_clock_read(int cpu, u64 *ns)
+/* As paravirt_steal_clock_read(), from the CPU's record, if one was found. */
+bool __dtl_compat_steal_clock_read(int cpu, u64 *ns)
 {
 	void *rec;
 	int this;
 	u64 v;
 
-	if (!READ_ONCE(dtl_compat_steal_found))
-		return false;
 	rec = READ_ONCE(per_cpu(dtl_compat_steal_rec, cpu));
 	this = get_cpu();
 
