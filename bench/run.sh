@@ -18,13 +18,14 @@ if [ -z "${DTL_BENCH_TEE:-}" ]; then
 fi
 
 log=$(mktemp)
-trap 'rm -rf "$log" "$log.sh" "$log.fl"' EXIT
+trap 'rm -rf "$log" "$log.sh" "$log.fl" "$log.so" "$log".6.12* "$log".7.3*' EXIT
 ROUNDS=${ROUNDS:-5}
 # PARTS: which guest runs, of p4 (counting), p1 (tracing), p1k (tracing on
 # Linux 7.3 with the series, the in-tree dtl: its kernel is built first if
 # not cached, DTL_FLAVOUR=bench), p1s (tracing at 2, 4 and 8 vCPUs,
-# memory), p7 (storm, drains).
-PARTS=${PARTS:-p4 p1 p1k p1s p7}
+# memory), p7 (storm, drains), insn (P1's instructions by function, on
+# both kernels: bench/tcg_insn).
+PARTS=${PARTS:-p4 p1 p1k p1s p7 insn}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 if want p4; then
 echo "# P4: perf bench sched pipe on one CPU, usecs per round trip (guest time, -icount shift=3)"
@@ -329,4 +330,34 @@ END {
 	printf "  %-42s %10.1f %10d %10s %s\n", "stop drain (an event stopping)", sns / 1000, srec, "<=20us", ok(sns <= 20000)
 	printf "  (worst of %d rounds; median pass %.1f us)\n", n8, median("p8", n8) / 1000
 }' "$log"
+fi
+
+if want insn; then
+echo
+echo "# P1i: P1's instructions by function, 10000 round trips (exact: a QEMU TCG plugin, -icount shift=3)"
+cc -O2 -Wall -shared -fPIC -o "$log.so" "$DTL_TOP/bench/tcg_insn/tcg_insn.c"
+args=()
+for lane in 6.12 7.3; do
+	vm=()
+	label="$lane compat"
+	if [ $lane = 7.3 ]; then
+		kb=$(DTL_FLAVOUR=bench "$DTL_TOP/testbed/build-debug-kernel.sh")
+		vm=(-k "$kb/vmlinux" -m "$kb/drivers/perf/dtl/dtl_pmu.ko")
+		label="$lane series"
+	fi
+	# The plugin snapshots its counts where the kernel syncs: find it.
+	sed "s/^MODE=.*/MODE=trigger/" "$DTL_TOP/bench/guest-insn.sh" >"$log.sh"
+	trig=$("$DTL_TOP/testbed/vm-run.sh" -s -n -t 600 ${vm[@]+"${vm[@]}"} \
+		-f "$DTL_TOP/bench/guest-lib.sh=dtl/guest-lib.sh" "$log.sh" |
+		sed -n 's/^INSN trigger //p')
+	[ -n "$trig" ] || die "insn: no ksys_sync in the $lane guest's kallsyms"
+	sed "s/^MODE=.*/MODE=measure/" "$DTL_TOP/bench/guest-insn.sh" >"$log.sh"
+	"$DTL_TOP/testbed/vm-run.sh" -s -t 1200 ${vm[@]+"${vm[@]}"} \
+		-q "-icount shift=3,sleep=off -plugin $log.so,arg=trigger=$trig,arg=out=$log.$lane.prof" \
+		-f "$DTL_TOP/bench/guest-lib.sh=dtl/guest-lib.sh" "$log.sh" >"$log.$lane"
+	if grep '^INSN error' "$log.$lane"; then exit 1; fi
+	args+=("$label" "$log.$lane" "$log.$lane.prof")
+done
+python3 "$DTL_TOP/bench/insn.py" "${args[@]}"
+rm -f "$log.so" "$log".6.12* "$log".7.3*
 fi

@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# bench/run.sh's "insn" part, in a guest that bench/tcg_insn's plugin
+# counts instructions of: MODE=trigger prints the address of ksys_sync(),
+# which the plugin snapshots its counts at; MODE=measure runs P1's load
+# alone, then while perf-dtl records all CPUs, each between two sync(1):
+# snapshots 1 and 3.  The recording starts before its window and stops
+# after it, as P1 times only the round trips.
+. /dtl/guest-lib.sh
+MODE=measure
+LOOPS=${LOOPS:-10000}
+
+if [ "$MODE" = trigger ]; then
+	awk '$3 == "ksys_sync" { print "INSN trigger " $1 }' /proc/kallsyms
+	exit 0
+fi
+wait_quiet
+sync; u=$(pipe_usecs); sync
+echo "INSN none $u"
+record_bg /tmp/b.data || echo "INSN error: perf-dtl record did not start"
+pid=$!
+sync; u=$(pipe_usecs); sync
+echo "INSN dtl $u"
+kill -INT $pid && wait $pid
+echo "INSN loops $LOOPS"
+# The text symbols, dtl's among them, at this boot's addresses.
+echo "INSN kallsyms $(grep -E ' [tT] ' /proc/kallsyms | gzip -1 | base64 -w0)"

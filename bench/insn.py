@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""bench/run.sh's "insn" part: where dtl's instructions go on P1's load.
+
+usage: insn.py LABEL GUEST_LOG PLUGIN_OUT [LABEL GUEST_LOG PLUGIN_OUT ...]
+
+GUEST_LOG has bench/guest-insn.sh's "INSN" lines, PLUGIN_OUT the
+snapshots of bench/tcg_insn (1: the load alone, 3: while perf-dtl
+records).  Prints, side by side, the instructions per round trip of the
+whole guest without and with dtl, and what dtl adds, by function group:
+differences of exact counts, so that two builds compare to the
+instruction.
+"""
+import base64
+import bisect
+import collections
+import gzip
+import re
+import sys
+
+# What dtl adds, by group: the first pattern a function matches.
+GROUPS = [
+    ("probe: dtl_sched_switch()", r"dtl_sched_switch$"),
+    ("probe: steal clock read", r"(__)?(dtl_compat_)?(paravirt_)?steal_clock_read$"),
+    ("probe: tracepoint call (__schedule)", r"__schedule$"),
+    ("clock reads (local_clock)", r"(local_clock(_noinstr)?|sched_clock(_noinstr|_cpu)?|native_sched_clock)$"),
+    ("drain: dtl's code", r"dtl_.*$"),
+    ("drain: memcpy", r"(memcpy(_orig|_erms)?|__memcpy)$"),
+    ("timer interrupt, hrtimer", r"(.*hrtimer.*|.*apic_timer_interrupt|clockevents_.*|tick_.*|lapic_.*|"
+     r"timerqueue_.*|ktime_get.*|irqentry_.*|error_entry|irq_(enter|exit).*|rb_(erase|insert_color)|"
+     r"native_write_msr|.*timer_interrupt.*)$"),
+    ("perf record: copies to perf.data", r"(rep_movs_alternative|copy_user_.*|_copy_(from|to)_iter|"
+     r"copy_mc_.*|copy_page_from_iter.*)$"),
+    ("perf record: page clearing", r"(clear_page_.*|clear_highpages.*|memset_orig|memset)$"),
+]
+
+
+def load(log, prof):
+    text = open(log, errors="replace").read()
+    usecs = {m.group(1): float(m.group(2))
+             for m in re.finditer(r"^INSN (none|dtl) ([0-9.]+)$", text, re.M)}
+    m = re.search(r"^INSN loops (\d+)$", text, re.M)
+    ks = re.search(r"^INSN kallsyms (\S+)$", text, re.M)
+    if len(usecs) != 2 or not m or not ks:
+        sys.exit("insn.py: %s: no INSN results" % log)
+    loops = int(m.group(1))
+    syms = []
+    for line in gzip.decompress(base64.b64decode(ks.group(1))).decode().split("\n"):
+        p = line.split()
+        if len(p) >= 3:
+            syms.append((int(p[0], 16), p[2] + (p[3] if len(p) > 3 else "")))
+    syms.sort()
+    addrs = [a for a, _ in syms]
+    snaps, cur = [], None
+    entry = {}	# execs of each function's first block
+    for line in open(prof):
+        if line.startswith("snapshot"):
+            cur = collections.Counter()
+            snaps.append(cur)
+            entry = {}
+            snaps[-1].entry = entry
+            continue
+        a, insns, size = line.split()
+        a, insns, size = int(a, 16), int(insns), int(size)
+        i = bisect.bisect_right(addrs, a) - 1
+        name = "[user]" if a < (1 << 63) or i < 0 else syms[i][1]
+        cur[name] += insns
+        if i >= 0 and syms[i][0] == a:
+            entry[name] = entry.get(name, 0) + insns // size
+    if len(snaps) < 4:
+        sys.exit("insn.py: %s: %d snapshots, wants 4" % (prof, len(snaps)))
+    return usecs, loops, snaps[1], snaps[3]
+
+
+def probe_per_call(snap):
+    for name in snap.entry:
+        if re.sub(r"\[\w+\]$", "", name) == "dtl_sched_switch":
+            return snap[name] / max(1, snap.entry[name])
+    return 0.0
+
+
+def main(argv):
+    runs = []
+    for i in range(0, len(argv) - 2, 3):
+        runs.append((argv[i],) + load(argv[i + 1], argv[i + 2]))
+    w = 42
+    print("%-*s" % (w, "P1i: instructions per round trip") + "".join("%14s" % r[0] for r in runs))
+    rows = collections.OrderedDict()
+    rows["whole guest, load alone"] = [sum(n.values()) / l for _, _, l, n, d in runs]
+    rows["whole guest, perf-dtl recording"] = [sum(d.values()) / l for _, _, l, n, d in runs]
+    rows["dtl's share (the difference)"] = [(sum(d.values()) - sum(n.values())) / l for _, _, l, n, d in runs]
+    for k, v in rows.items():
+        print("  %-*s" % (w - 2, k) + "".join("%14.1f" % x for x in v))
+    groups = [collections.Counter() for _ in runs]
+    for j, (_, _, loops, none, dtl) in enumerate(runs):
+        for name in set(none) | set(dtl):
+            diff = (dtl[name] - none[name]) / loops
+            plain = re.sub(r"\[\w+\]$", "", name)
+            for title, pat in GROUPS:
+                if re.match(pat, plain):
+                    groups[j][title] += diff
+                    break
+            else:
+                groups[j]["the rest"] += diff
+    for title in [g for g, _ in GROUPS] + ["the rest"]:
+        print("    %-*s" % (w - 4, title) + "".join("%14.1f" % g[title] for g in groups))
+    print("  %-*s" % (w - 2, "probe: instructions a call") + "".join(
+        "%14.1f" % probe_per_call(d) for _, _, _, _, d in runs))
+    print("  %-*s" % (w - 2, "us a round trip, load alone -> recording") + "".join(
+        "%14s" % ("%.1f->%.1f" % (u["none"], u["dtl"])) for _, u, _, _, _ in runs))
+    print("  (exact counts, by a QEMU TCG plugin: what dtl adds, by function, against the load"
+          "\n   alone; under -icount an instruction is 8 ns of guest time)")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4 or (len(sys.argv) - 1) % 3:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
