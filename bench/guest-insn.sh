@@ -3,9 +3,11 @@
 # bench/run.sh's "insn" part, in a guest that bench/tcg_insn's plugin
 # counts instructions of: MODE=trigger prints the address of ksys_sync(),
 # which the plugin snapshots its counts at; MODE=measure runs P1's load
-# alone, then while perf-dtl records all CPUs, each between two sync(1):
-# snapshots 1 and 3.  The recording starts before its window and stops
-# after it, as P1 times only the round trips.
+# alone, then while perf-dtl records all CPUs (snapshots 1 and 3), then
+# P4's per-task counting, under perf stat -e context-switches and -e
+# dtl/dispatches/ (snapshots 5 and 7), each between two sync(1).  The
+# recording starts before its window and stops after it, as P1 times
+# only the round trips.
 . /dtl/guest-lib.sh
 MODE=measure
 LOOPS=${LOOPS:-10000}
@@ -22,6 +24,12 @@ pid=$!
 sync; u=$(pipe_usecs); sync
 echo "INSN dtl $u"
 kill -INT $pid && wait $pid
+# dtl's probe stays registered for a second after its last event goes.
+sleep 2
+sync; u=$(pipe_usecs perf stat -o /tmp/s.cs -e context-switches --); sync
+echo "INSN cs $u"
+sync; u=$(pipe_usecs perf stat -o /tmp/s.dtl -e dtl/dispatches/ --); sync
+echo "INSN pertask $u"
 echo "INSN loops $LOOPS"
 # The text symbols, dtl's among them, at this boot's addresses.
 echo "INSN kallsyms $(grep -E ' [tT] ' /proc/kallsyms | gzip -1 | base64 -w0)"
