@@ -356,23 +356,23 @@ struct dtl_log {
  * The probe's choice: may a switch at @time from @prev_pid/@prev_tid,
  * with these times, be written short after the record @s describes?
  * What dtl_compact_follows() asks of a record, less what always holds in
- * a log (one CPU, consecutive numbers).
+ * a log (one CPU, consecutive numbers).  A @time before @s's wraps to a
+ * delta over U32_MAX: one test checks the order and the size.
  */
 static inline bool dtl_log_follows(const struct dtl_compact *s, u64 time,
 				   u32 prev_pid, u32 prev_tid, u64 wait_ns,
 				   u64 blocked_ns, u64 ran_ns)
 {
 	return s->valid && s->have_next && s->next_tid == prev_tid &&
-	       s->next_pid == prev_pid && time >= s->time &&
-	       time - s->time <= U32_MAX &&
-	       (wait_ns | blocked_ns | ran_ns) <= U32_MAX;
+	       s->next_pid == prev_pid &&
+	       ((time - s->time) | wait_ns | blocked_ns | ran_ns) <= U32_MAX;
 }
 
 /* The same for a migration record at @time. */
 static inline bool dtl_log_follows_migrate(const struct dtl_compact *s,
 					   u64 time)
 {
-	return s->valid && time >= s->time && time - s->time <= U32_MAX;
+	return s->valid && time - s->time <= U32_MAX;
 }
 
 /* Keep a key for the record that begins at @l->pos, the first of its block. */
