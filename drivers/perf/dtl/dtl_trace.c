@@ -1097,14 +1097,15 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 	unsigned int served = 0;
 
 	/*
-	 * No reader: the last one stopped (a per-task event's stop leaves
-	 * the timer armed).  A CPU going offline stops its events first, so
-	 * a timer that the hotplug code moved to another CPU finds none
-	 * either, and dtl_trace_cpu_prepare() cancels it before the CPU
-	 * comes back: never drain another CPU's log.
+	 * Another CPU's timer, which the hotplug code moved here as that
+	 * CPU went offline: never drain another CPU's log, nor look at its
+	 * readers.  Most are gone by then, but a per-task event of the
+	 * dying CPU's stopper thread is still started there when its timers
+	 * move; dtl_trace_cpu_prepare() cancels the timer before the CPU
+	 * comes back.  No reader: the last one stopped (a per-task event's
+	 * stop leaves the timer armed).
 	 */
-	if (list_empty(&dc->readers) ||
-	    WARN_ON_ONCE(dc != this_cpu_ptr(&dtl_pmu_cpus)))
+	if (dc != this_cpu_ptr(&dtl_pmu_cpus) || list_empty(&dc->readers))
 		return HRTIMER_NORESTART;
 
 	list_for_each_entry_safe(t, tmp, &dc->readers, node) {

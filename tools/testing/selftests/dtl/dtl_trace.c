@@ -1290,15 +1290,15 @@ TEST_F(hotplug, logs_follow_hotplug)
 	EXPECT_EQ(0, log_bytes(pp.cpu));
 }
 
-/* The pid of the kthread that brings @cpu online (cpuhp/@cpu), or -1. */
-static pid_t cpuhp_thread(int cpu)
+/* The pid of kthread @name/@cpu (cpuhp/1, migration/1), or -1. */
+static pid_t cpu_kthread(const char *name, int cpu)
 {
 	char path[300], comm[32], want[32];
 	struct dirent *d;
 	pid_t pid = -1;
 	DIR *dir;
 
-	snprintf(want, sizeof(want), "cpuhp/%d", cpu);
+	snprintf(want, sizeof(want), "%s/%d", name, cpu);
 	dir = opendir("/proc");
 	if (!dir)
 		return -1;
@@ -1334,7 +1334,7 @@ TEST_F(hotplug, task_event_before_log)
 		SKIP(return, "needs a CPU that can go offline");
 	if (access("/sys/kernel/debug/dtl", F_OK))
 		SKIP(return, "no debugfs mounted at /sys/kernel/debug (CONFIG_DEBUG_FS)");
-	pid = cpuhp_thread(pp.cpu);
+	pid = cpu_kthread("cpuhp", pp.cpu);
 	ASSERT_LT(0, pid) TH_LOG("no cpuhp/%d kthread", pp.cpu);
 	ASSERT_EQ(0, dtl_trace_open(&a, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0, 0, 0, 64));
 	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0));
@@ -1413,6 +1413,48 @@ TEST_F(hotplug, drain_timer_after_online)
 	n = dtl_trace_take(&b, recs, MAX_RECORDS);
 	EXPECT_GT(n, 2 * pp.rounds);
 	dtl_trace_close(&b);
+	dtl_trace_close(&a);
+}
+
+#define TAINT_WARN	0x200L		/* bit 9 of /proc/sys/kernel/tainted */
+
+/*
+ * The CPU's stopper thread, migration/N, runs while the CPU goes offline,
+ * and the hotplug code moves the CPU's timers to another CPU from it: a
+ * per-task trace event of that thread is still started there then, with
+ * the drain timer armed.  Polled every 100 us, the timer is due, and
+ * fires on the other CPU as soon as it takes interrupts again, which may
+ * be before the thread leaves the dying CPU.  It must end there, without
+ * a warning (it warned: fatal under panic_on_warn) and without reading
+ * the dying CPU's readers.
+ */
+TEST_F(hotplug, stopper_event_offline)
+{
+	struct dtl_trace_buf a;
+	long t0 = dtl_read_ll("/proc/sys/kernel/tainted");
+	int i, rounds = 20;
+	pid_t pid;
+
+	if (self->cpu < 1 || set_online(self->cpu, 1))
+		SKIP(return, "needs a CPU that can go offline");
+	if (t0 & TAINT_WARN)
+		SKIP(return, "the kernel warned before: TAINT_WARN tells nothing");
+	pid = cpu_kthread("migration", self->cpu);
+	ASSERT_LT(0, pid) TH_LOG("no migration/%d kthread", self->cpu);
+	ASSERT_EQ(0, dtl_pin_to(0));
+	ASSERT_EQ(0, dtl_trace_open(&a, pid, -1, PERF_DTL_EVENT_TRACE, 0,
+				    PERF_DTL_POLL_MIN_NS, 0, 64));
+	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0));
+	for (i = 0; i < rounds; i++) {
+		ASSERT_EQ(0, set_online(self->cpu, 0));
+		ASSERT_EQ(0, set_online(self->cpu, 1));
+		usleep(1000);
+	}
+	ASSERT_EQ(0, ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0));
+	TH_LOG("%d offline/online rounds, %zu records of migration/%d, tainted %lld",
+	       rounds, dtl_trace_take(&a, recs, MAX_RECORDS), self->cpu,
+	       dtl_read_ll("/proc/sys/kernel/tainted"));
+	EXPECT_FALSE(dtl_read_ll("/proc/sys/kernel/tainted") & TAINT_WARN);
 	dtl_trace_close(&a);
 }
 
