@@ -764,11 +764,15 @@ struct dtl_drain_stat {
 	u32			max_records;
 };
 
-/* Per-CPU state, written by that CPU's sched_switch probe. */
+/*
+ * Per-CPU state, written by that CPU's sched_switch probe, and by the
+ * callbacks of events on that CPU, interrupts disabled.
+ */
 struct dtl_cpu {
 	/* The counters' totals, kept while @count_events is not 0. */
 	u64			total[DTL_NR_COUNTERS];
-	unsigned int		count_events;	/* counting events added here */
+	/* Counting events added here: pmu::add and pmu::del keep it. */
+	unsigned int		count_events;
 	/*
 	 * Context switches, and how perf switched dtl's task events: swaps
 	 * of equivalent contexts and full switches (dtl_ctx_switch_seen()).

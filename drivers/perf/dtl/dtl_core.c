@@ -9,8 +9,10 @@
  * Counting events
  * ---------------
  * Every CPU keeps monotonic totals (dispatches, preemptions, run-queue wait
- * and steal time) that only the sched_switch probe of that CPU writes.  An
- * event counts the difference of its CPU's totals between add() and del().
+ * and steal time) that only the sched_switch probe of that CPU writes,
+ * while a counting event is added there (dtl_cpu::count_events, which
+ * add() and del() keep on that CPU).  An event counts the difference of
+ * its CPU's totals between add() and del().
  *
  * A task's run is charged when it ends: the probe for a prev -> next switch
  * first commits prev's run (one dispatch, the wait that preceded it, the
@@ -81,8 +83,7 @@ DEFINE_PER_CPU(struct dtl_cpu, dtl_pmu_cpus);
  * the tracepoint's static key (IPIs to every CPU) and starts a run on each
  * CPU (another IPI each), so without the delay any user's loop of opening
  * and closing one event would disturb every CPU at each turn.  While it
- * lingers the probe keeps the totals and the runs, which the next event
- * starts from.
+ * lingers the probe keeps the runs, which the next event starts from.
  *
  * dtl_hook_users counts events; its 0 <-> 1 transitions, and so the probe
  * registration (dtl_hook_armed), are serialised by dtl_hook_lock.
