@@ -7,8 +7,10 @@
  * the counts since the last one are written to out=FILE, one line per
  * block, "ADDR INSNS SIZE" (SIZE: its instructions, so that INSNS / SIZE
  * is how often it ran), after a line "snapshot N", and start again from 0.
- * The counts are exact: the same workload counts the same, whatever the
- * host's load, where a time under -icount moves by about 0.5 %.
+ * A block counts whole when it starts (one that an exception cuts short
+ * counts the rest too), and the host's load changes nothing: the same
+ * code path counts the same, where a time under -icount moves by about
+ * 0.5 %.
  *
  * Debian 12's QEMU (7.2) can load plugins but ships no qemu-plugin.h: the
  * few calls used here are declared as that version's API (version 1)
