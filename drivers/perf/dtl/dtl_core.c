@@ -142,11 +142,18 @@ static inline u64 dtl_run_wait(const struct dtl_cpu *dc, u64 run_delay)
  * may be gone since.  Its start time tells a new task from an old one
  * whose task_struct it reuses.
  */
+static inline bool dtl_run_is_gen(const struct dtl_cpu *dc,
+				  const struct task_struct *p,
+				  unsigned long gen)
+{
+	return dc->gen == gen && dc->run_task == p &&
+	       dc->run_task_start == p->start_time;
+}
+
 static inline bool dtl_run_is(const struct dtl_cpu *dc,
 			      const struct task_struct *p)
 {
-	return dc->gen == READ_ONCE(dtl_hook_gen) && dc->run_task == p &&
-	       dc->run_task_start == p->start_time;
+	return dtl_run_is_gen(dc, p, READ_ONCE(dtl_hook_gen));
 }
 
 /*
@@ -160,8 +167,7 @@ static inline bool dtl_run_is(const struct dtl_cpu *dc,
  */
 static void dtl_ctx_switch_seen(struct dtl_cpu *dc)
 {
-	if (dc->swap_pending)
-		dc->ctx_fast++;
+	dc->ctx_fast += dc->swap_pending;
 	dc->swap_pending = dc->task_events > 0;
 }
 
@@ -217,7 +223,8 @@ static void dtl_sched_switch(void *data, bool preempt,
 
 	dtl_ctx_switch_seen(dc);
 	dc->switches++;
-	if (likely(dtl_run_is(dc, prev))) {
+	/* The generation as read above, the same for the per-task state. */
+	if (likely(dtl_run_is_gen(dc, prev, gen))) {
 		run_steal = dtl_steal_delta(dc->run_steal_start, steal);
 		/*
 		 * The totals, only while a counting event is added here: an
