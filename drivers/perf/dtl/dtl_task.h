@@ -42,8 +42,11 @@ static inline void dtl_task_left(struct task_struct *p, unsigned long gen,
 {
 	struct dtl_task *t = dtl_task_of(p);
 
+	/* Field by field: a struct copy goes through the stack, padding too. */
 	if (t) {
-		t->last = *info;
+		t->last.time = info->time;
+		t->last.run_delay = info->run_delay;
+		t->last.blocked = info->blocked;
 		t->gen = gen;
 	}
 }
@@ -56,7 +59,9 @@ static inline bool dtl_task_last(struct task_struct *p, unsigned long gen,
 
 	if (!t || t->gen != gen)
 		return false;
-	*info = t->last;
+	info->time = t->last.time;
+	info->run_delay = t->last.run_delay;
+	info->blocked = t->last.blocked;
 	return true;
 }
 
