@@ -27,13 +27,14 @@
 
 #define DTL_TASK_BITS		13
 
+/* 64 bytes: a slot's address is a shift of its index. */
 struct dtl_task_slot {
 	unsigned long		seq;
 	unsigned long		gen;	/* dtl_hook_gen when written */
 	u32			pid;
 	u64			start;	/* the task's start_time */
 	struct dtl_block_info	last;
-};
+} __aligned(64);
 
 /* 1 << DTL_TASK_BITS slots, from dtl_task_init() to dtl_task_exit(). */
 extern struct dtl_task_slot *dtl_task_table;
@@ -46,7 +47,7 @@ static inline void dtl_task_left(struct task_struct *p, unsigned long gen,
 	unsigned long seq = READ_ONCE(s->seq);
 
 	/* Another CPU is writing this slot: drop ours, readers see unknown. */
-	if ((seq & 1) || cmpxchg(&s->seq, seq, seq + 1) != seq)
+	if ((seq & 1) || !try_cmpxchg(&s->seq, &seq, seq + 1))
 		return;
 	WRITE_ONCE(s->pid, pid);
 	WRITE_ONCE(s->start, p->start_time);
