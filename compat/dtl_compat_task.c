@@ -6,11 +6,14 @@
  * with the same interface (dtl.h and dtl_task.h).
  */
 #include <linux/perf_event.h>
-#include <linux/slab.h>
 
 #include "../drivers/perf/dtl/dtl_task.h"
 
-struct dtl_task_slot *dtl_task_table __read_mostly;
+/*
+ * Static, 512 KiB of the module's bss: the probe finds a slot without
+ * loading the table's address first.
+ */
+struct dtl_task_slot dtl_task_table[1 << DTL_TASK_BITS];
 
 void dtl_task_event_init(struct perf_event *event)
 {
@@ -18,12 +21,9 @@ void dtl_task_event_init(struct perf_event *event)
 
 int dtl_task_init(struct pmu *pmu)
 {
-	dtl_task_table = kvcalloc(1 << DTL_TASK_BITS, sizeof(*dtl_task_table),
-				  GFP_KERNEL);
-	return dtl_task_table ? 0 : -ENOMEM;
+	return 0;
 }
 
 void dtl_task_exit(void)
 {
-	kvfree(dtl_task_table);
 }

@@ -27,31 +27,40 @@
 
 #define DTL_TASK_BITS		13
 
-/* 64 bytes: a slot's address is a shift of its index. */
+/*
+ * 64 bytes: a slot's address is a shift of its index.  @key is the task's
+ * pid and, above it, the low half of dtl_hook_gen when written: a slot
+ * written under an earlier registration of the probe names no task (the
+ * half wraps after 2^32 registrations, each a second apart at least:
+ * DTL_HOOK_LINGER).  One word, compared at once.
+ */
 struct dtl_task_slot {
 	unsigned long		seq;
-	unsigned long		gen;	/* dtl_hook_gen when written */
-	u32			pid;
+	u64			key;
 	u64			start;	/* the task's start_time */
 	struct dtl_block_info	last;
 } __aligned(64);
 
-/* 1 << DTL_TASK_BITS slots, from dtl_task_init() to dtl_task_exit(). */
-extern struct dtl_task_slot *dtl_task_table;
+extern struct dtl_task_slot dtl_task_table[1 << DTL_TASK_BITS];
+
+static inline u64 dtl_task_key(u32 pid, unsigned long gen)
+{
+	return (u64)lower_32_bits(gen) << 32 | pid;
+}
 
 static inline void dtl_task_left(struct task_struct *p, unsigned long gen,
 				 const struct dtl_block_info *info)
 {
 	u32 pid = task_pid_nr(p);
 	struct dtl_task_slot *s = &dtl_task_table[hash_32(pid, DTL_TASK_BITS)];
-	unsigned long seq = READ_ONCE(s->seq);
+	/* If another CPU is writing the slot (odd), the cmpxchg fails. */
+	unsigned long seq = READ_ONCE(s->seq) & ~1UL;
 
-	/* Another CPU is writing this slot: drop ours, readers see unknown. */
-	if ((seq & 1) || !try_cmpxchg(&s->seq, &seq, seq + 1))
+	/* The slot is busy: drop ours, readers see unknown. */
+	if (!try_cmpxchg(&s->seq, &seq, seq + 1))
 		return;
-	WRITE_ONCE(s->pid, pid);
+	WRITE_ONCE(s->key, dtl_task_key(pid, gen));
 	WRITE_ONCE(s->start, p->start_time);
-	WRITE_ONCE(s->gen, gen);
 	WRITE_ONCE(s->last.blocked, info->blocked);
 	WRITE_ONCE(s->last.time, info->time);
 	WRITE_ONCE(s->last.run_delay, info->run_delay);
@@ -66,22 +75,19 @@ static inline bool dtl_task_last(struct task_struct *p, unsigned long gen,
 	struct dtl_task_slot *s = &dtl_task_table[hash_32(pid, DTL_TASK_BITS)];
 	/* Pairs with smp_store_release() in dtl_task_left(). */
 	unsigned long seq = smp_load_acquire(&s->seq);
-	unsigned long sgen;
-	u64 start;
-	u32 spid;
+	u64 key, start;
 
 	if (seq & 1)
 		return false;
-	spid = READ_ONCE(s->pid);
+	key = READ_ONCE(s->key);
 	start = READ_ONCE(s->start);
-	sgen = READ_ONCE(s->gen);
 	info->blocked = READ_ONCE(s->last.blocked);
 	info->time = READ_ONCE(s->last.time);
 	info->run_delay = READ_ONCE(s->last.run_delay);
 	/* Read the data before checking that no writer changed it. */
 	smp_rmb();
-	return READ_ONCE(s->seq) == seq && spid == pid &&
-	       start == p->start_time && sgen == gen;
+	return READ_ONCE(s->seq) == seq && key == dtl_task_key(pid, gen) &&
+	       start == p->start_time;
 }
 
 #endif /* __DRIVERS_PERF_DTL_TASK_H */
