@@ -795,6 +795,15 @@ struct dtl_cpu {
 	u64			run_start;	/* local_clock(), 0 if not read */
 	u64			run_steal_start;
 	/*
+	 * Where paravirt_steal_clock_read() puts the steal clock for the
+	 * probe (dtl_steal_now()), not on its stack: a local variable whose
+	 * address is taken would give the probe a stack canary and, with
+	 * CONFIG_INIT_STACK_ALL_ZERO, a store at every switch.  The probe's
+	 * only: an event read, which an NMI may do within the probe (a
+	 * group's sample), reads into a variable of its own.
+	 */
+	u64			steal_read;
+	/*
 	 * The dispatch log, while a trace event exists (@log.buf is not
 	 * NULL).  @base: the sequence of its first record.  The last switch
 	 * record: its position, number, and prev (the record has it only if

@@ -104,16 +104,14 @@ static struct dentry *dtl_debugfs;
 
 /*
  * This CPU's steal clock, in ns: the kernel's paravirt steal clock (KVM,
- * Xen, VMware, arm64 PV time, ...), read to the ns at every switch; else
- * the kernel's steal accounting, which stays 0 on bare metal.
- * Interrupts are off.
+ * Xen, VMware, arm64 PV time, ...), read to the ns at every switch, with
+ * @ns for the reader to write; else the kernel's steal accounting, which
+ * stays 0 on bare metal.  Interrupts are off.
  */
-static inline u64 dtl_steal_now(void)
+static inline u64 dtl_steal_now(u64 *ns)
 {
-	u64 ns;
-
-	if (paravirt_steal_clock_read(smp_processor_id(), &ns))
-		return ns;
+	if (paravirt_steal_clock_read(smp_processor_id(), ns))
+		return *ns;
 	return kcpustat_this_cpu->cpustat[CPUTIME_STEAL];
 }
 
@@ -204,7 +202,7 @@ static void dtl_sched_switch(void *data, bool preempt,
 	u8 kind = dtl_switch_kind(preempt, prev, prev_state);
 	u64 prev_delay = READ_ONCE(prev->sched_info.run_delay);
 	u64 next_delay = READ_ONCE(next->sched_info.run_delay);
-	u64 steal = dtl_steal_now(), now = 0, wait = 0, queued = 0;
+	u64 steal = dtl_steal_now(&dc->steal_read), now = 0, wait = 0, queued = 0;
 	u64 run_steal = 0;
 	/* Written by dtl_task_last(), read only where it said so. */
 	struct dtl_block_info last __uninitialized;
@@ -378,6 +376,8 @@ static void dtl_sched_switch(void *data, bool preempt,
 /* The part of the run in progress on this CPU that counter @idx will charge. */
 static u64 dtl_run_pending(struct dtl_cpu *dc, int idx)
 {
+	u64 steal;
+
 	if (!dtl_run_is(dc, current))
 		return 0;
 
@@ -387,7 +387,7 @@ static u64 dtl_run_pending(struct dtl_cpu *dc, int idx)
 	case DTL_CNT_WAIT_NS:
 		return dtl_run_wait(dc, READ_ONCE(current->sched_info.run_delay));
 	case DTL_CNT_STEAL_NS:
-		return dtl_steal_delta(dc->run_steal_start, dtl_steal_now());
+		return dtl_steal_delta(dc->run_steal_start, dtl_steal_now(&steal));
 	default:
 		return 0;
 	}
@@ -528,6 +528,7 @@ static void dtl_event_read(struct perf_event *event)
 static void dtl_cpu_start_run(void *info)
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
+	u64 steal;
 
 	dc->gen = READ_ONCE(dtl_hook_gen);
 	dc->run_task = current;
@@ -535,7 +536,7 @@ static void dtl_cpu_start_run(void *info)
 	/* It began before dtl looked: no wait. */
 	dc->run_delay_start = READ_ONCE(current->sched_info.run_delay);
 	dc->run_start = local_clock();
-	dc->run_steal_start = dtl_steal_now();
+	dc->run_steal_start = dtl_steal_now(&steal);
 }
 
 static int dtl_hook_get(void)
