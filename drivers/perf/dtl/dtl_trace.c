@@ -141,11 +141,11 @@ struct dtl_trace {
 	/*
 	 * The AUX transaction that @handle holds open across timer passes
 	 * (@held_aux, NULL for none), the bytes written in it and when it
-	 * began (local_clock()).
+	 * is to end (local_clock(): dtl_hold_ns() after it began).
 	 */
 	struct dtl_aux		*held_aux;
 	unsigned long		held_used;
-	u64			held_since;
+	u64			held_until;
 	/*
 	 * The open transaction has its header (nothing written before it),
 	 * or needs none; the bytes of it before its last header (ULONG_MAX:
@@ -690,6 +690,7 @@ static inline bool dtl_trace_per_task(const struct dtl_trace *t)
 
 /* What a timer pass may still do with interrupts off. */
 struct dtl_budget {
+	u64	now;		/* local_clock() when the pass began */
 	u64	deadline;	/* local_clock() */
 	u32	records;	/* records it may still read */
 	bool	spent;
@@ -872,17 +873,16 @@ static unsigned long dtl_trace_copy(struct dtl_trace *t,
 
 /*
  * Copy the records of this CPU's log that @t has not read into its AUX
- * buffer, within the budget @b if there is one, in the transaction that
- * @t holds or a new one; with @hold, leave it open for the next pass (see
- * above).  A reader that keeps every record as the log has it copies
- * them (dtl_trace_copy()); the others, and the first record of a
+ * buffer, in the transaction that @t holds or a new one: a timer pass
+ * (@b, its budget) leaves it open for the next pass (see above), a stop
+ * (@b NULL) ends it.  A reader that keeps every record as the log has it
+ * copies them (dtl_trace_copy()); the others, and the first record of a
  * transaction, which is long, take the slow path: the records are
  * decoded, filtered, translated to the reader's pid namespace and
  * encoded for its buffer.  Called on the log's CPU with interrupts
  * disabled.  Returns the number of records read.
  */
-static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
-			   bool hold)
+static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b)
 {
 	struct dtl_cpu *dc = this_cpu_ptr(&dtl_pmu_cpus);
 	struct perf_output_handle *h = &t->handle;
@@ -901,10 +901,9 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 
 	dtl_trace_resume(t, l);
 	first = t->cur.seq;
-	due = t->held_aux &&
-	      local_clock() - t->held_since >= dtl_hold_ns(t->period_ns);
+	due = b && t->held_aux && b->now >= t->held_until;
 	if (first == head && !t->lost && !t->lapped) {
-		if (!hold || due)
+		if (!b || due)
 			dtl_trace_end_held(t);
 		return 0;
 	}
@@ -914,7 +913,7 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	 * ends one reads nothing more, and the next pass, as for a pass out
 	 * of budget, goes on in a new one.
 	 */
-	if (b && due) {
+	if (due) {
 		dtl_trace_end_held(t);
 		b->spent = true;
 		return 0;
@@ -936,7 +935,8 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 			return 0;
 		}
 		aux = perf_aux_output_begin(h, t->event);
-		t->held_since = local_clock();
+		t->held_until = (b ? b->now : local_clock()) +
+				dtl_hold_ns(t->period_ns);
 		/* A header comes first if due, then a long record. */
 		if (aux)
 			t->has_header = !dtl_needs_header(t, aux);
@@ -1051,8 +1051,8 @@ static u32 dtl_trace_drain(struct dtl_trace *t, struct dtl_budget *b,
 	 */
 	if (gap && used)
 		perf_aux_output_flag(h, PERF_AUX_FLAG_PARTIAL);
-	if (hold && !gap && !aux->overwrite && used < h->size / 2 &&
-	    local_clock() - t->held_since < dtl_hold_ns(t->period_ns)) {
+	if (b && !gap && !aux->overwrite && used < h->size / 2 &&
+	    b->now < t->held_until) {
 		t->held_aux = aux;
 		t->held_used = used;
 		return t->cur.seq - first;
@@ -1088,6 +1088,7 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 	struct dtl_cpu *dc = container_of(timer, struct dtl_cpu, drain_timer);
 	u64 now = local_clock(), period = PERF_DTL_POLL_MAX_NS, next;
 	struct dtl_budget b = {
+		.now		= now,
 		.deadline	= now + DTL_DRAIN_BUDGET_NS,
 		.records	= DTL_DRAIN_MAX_RECORDS,
 	};
@@ -1118,7 +1119,7 @@ static enum hrtimer_restart dtl_drain_timer(struct hrtimer *timer)
 			resume = t;
 			continue;
 		}
-		dtl_trace_drain(t, &b, true);
+		dtl_trace_drain(t, &b);
 		if (t->cur.seq == dc->log.head)
 			t->read_at = now;
 		/* Out of budget, maybe with more to read: its turn comes again. */
@@ -1282,7 +1283,7 @@ void dtl_pmu_trace_stop(struct perf_event *event)
 	 * Unbounded: perf reads the buffer next, a record left is lost.  The
 	 * timer drained the rest, up to its last pass.
 	 */
-	n = dtl_trace_drain(t, NULL, false);
+	n = dtl_trace_drain(t, NULL);
 	dtl_drain_account(&dc->stop_stat, local_clock() - start, n, false);
 	t->last_cpu = smp_processor_id();
 	t->last_cur = t->cur;
