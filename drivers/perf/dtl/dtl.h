@@ -328,7 +328,7 @@ static inline void dtl_compact_next(struct dtl_compact *s,
  * reader that the log lapped resumes at the key of the oldest block that
  * is still whole (dtl_log_resume_block()), short records and all.
  */
-#define DTL_LOG_BLOCK		1024
+#define DTL_LOG_BLOCK		2048
 
 /* A place in a log: the record there, and what comes before it. */
 struct dtl_log_cursor {
@@ -338,8 +338,9 @@ struct dtl_log_cursor {
 };
 
 /*
- * A CPU's log: @mask + 1 bytes at @buf (a power of 2, at least
- * DTL_LOG_BLOCK) and a key per block; @pos and @head, the position and
+ * A CPU's log: @mask + 1 bytes at @buf (a power of 2, at least two
+ * DTL_LOG_BLOCKs: a lapped reader resumes at a whole one) and a key per
+ * block; @pos and @head, the position and
  * number of the next record to be written; @last, the record before it.
  */
 struct dtl_log {
@@ -595,8 +596,9 @@ static inline u64 dtl_drain_resume(u64 behind, u64 entries)
 /*
  * When to poll next after a pass: as after a pass out of budget
  * (dtl_drain_resume()) while the reader furthest behind, of a pass that
- * ran out of budget, is @behind >= a block behind; else as after one that
- * read everything (dtl_drain_interval()).  A pass cut with less left --
+ * ran out of budget, is @behind >= a block behind (a quarter of the log,
+ * if less: the smallest log is two blocks); else as after one that read
+ * everything (dtl_drain_interval()).  A pass cut with less left --
  * many sessions, each with a few records -- is no reason to come back
  * soon: on an idle CPU the passes would follow each other all the time.
  * Each reader's own deadline caps it (dtl_drain_due()).
@@ -604,7 +606,7 @@ static inline u64 dtl_drain_resume(u64 behind, u64 entries)
 static inline u64 dtl_drain_next(u64 behind, u64 entries, u64 elapsed,
 				 u64 found, u64 period_ns)
 {
-	if (behind >= DTL_LOG_BLOCK)
+	if (behind >= min_t(u64, DTL_LOG_BLOCK, entries / 4))
 		return dtl_drain_resume(behind, entries);
 	return dtl_drain_interval(elapsed, found, period_ns);
 }

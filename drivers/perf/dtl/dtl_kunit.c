@@ -355,6 +355,13 @@ static void dtl_test_drain_next(struct kunit *test)
 					     10 * ms), DTL_DRAIN_RESUME_NS);
 	KUNIT_EXPECT_EQ(test, dtl_drain_next(log / 2 + 1, log, 10 * ms, 3,
 					     10 * ms), DTL_DRAIN_CATCHUP_NS);
+	/* The smallest log, two blocks: a quarter of it is soon. */
+	KUNIT_EXPECT_EQ(test, dtl_drain_next(DTL_LOG_BLOCK / 2, 2 * DTL_LOG_BLOCK,
+					     10 * ms, 3, 10 * ms),
+			DTL_DRAIN_RESUME_NS);
+	KUNIT_EXPECT_EQ(test, dtl_drain_next(DTL_LOG_BLOCK / 2 - 1,
+					     2 * DTL_LOG_BLOCK, 10 * ms, 3,
+					     10 * ms), 10 * ms);
 }
 
 static void dtl_test_drain_due(struct kunit *test)

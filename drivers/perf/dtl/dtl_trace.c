@@ -84,6 +84,8 @@ static_assert(offsetof(struct perf_dtl_header, kind) ==
 
 #define DTL_LOG_MIN		64
 #define DTL_LOG_MAX		BIT(20)
+/* A reader that the log lapped resumes at a whole block: two at least. */
+static_assert(DTL_LOG_MIN * PERF_DTL_ENTRY_SIZE >= 2 * DTL_LOG_BLOCK);
 
 /*
  * A trace event's AUX buffer, mapped contiguously.  One event at a time

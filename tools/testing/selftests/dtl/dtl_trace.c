@@ -1068,10 +1068,10 @@ TEST(per_task_stop_bounded)
 #define KEEP_UP_RECORDS		(9 * KEEP_UP_ROUNDS)
 /*
  * Records a timer pass reads at most where the machine is at the drain's
- * floor: a block of the log (the driver's DTL_LOG_BLOCK, 1 KiB) of short
+ * floor: a block of the log (the driver's DTL_LOG_BLOCK, 2 KiB) of short
  * records, which a pass copies before it looks at the clock.
  */
-#define KEEP_UP_FLOOR		32ULL
+#define KEEP_UP_FLOOR		(2048ULL / PERF_DTL_SLOT_SIZE)
 
 FIXTURE(keep_up) {
 	struct dtl_trace_buf t[KEEP_UP_SESSIONS];
