@@ -4,12 +4,8 @@
 # Ends with one line "N passed, N failed, N skipped"; exits 1 on a failure.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$DTL_TOP/testbed/results.sh"
 
-pass=0 fail=0 skip=0
-result() {	# result NAME PASS FAIL SKIP
-	pass=$((pass + $2)) fail=$((fail + $3)) skip=$((skip + $4))
-	printf '%-36s pass %3d  fail %3d  skip %3d\n' "$1" "$2" "$3" "$4" >>"$summary"
-}
 summary=$(mktemp)
 failures=$(mktemp)
 log=$(mktemp)
@@ -91,30 +87,18 @@ stage() {
 	[ -z "$1" ] || echo "# ==== $1"
 }
 
-# failed_detail NAME < guest log: for each guest test that failed, its
-# failed assertions with the lines logged just before them, gathered for
-# the end of the output (CI may show only the tail).
-failed_detail() {
-	awk -v suite="$1" '
-	/^# ==== / { n = 0; next }
-	/^DTL-RESULT / {
-		if ($4 > 0) {
-			print "## " suite ":" $2
-			for (i = 0; i < n; i++)
-				print buf[i]
-		}
-		n = 0
-		next
-	}
-	{ hist[h++ % 4] = $0 }
-	/:Expected |^not ok|Test terminated/ && n < 60 {
-		if ($0 ~ /:Expected /)
-			for (i = h - 4; i < h - 1; i++)
-				if (i >= 0 && n < 60)
-					buf[n++] = hist[i % 4]
-		buf[n++] = $0
-	}'
-}
+# The harness's own tests first: what adds up every result below.
+stage "host: the harness's own tests"
+out=$("$DTL_TOP/testbed/harness-test.sh" 2>&1)
+rc=$?
+echo "$out"
+tap_results host/harness "$rc" "$out"
+
+stage "host: every overhead figure of the docs is the quoted make bench run's"
+out=$(python3 "$DTL_TOP/testbed/figures-check.py" "$DTL_TOP" 2>&1)
+rc=$?
+echo "$out"
+tap_results host/figures "$rc" "$out"
 
 stage "host: checkpatch --strict"
 if (cd "$DTL_TOP" && make -s checkpatch); then
@@ -125,8 +109,9 @@ fi
 
 stage "host: make series (git am, a build after each patch, checkpatch, kernel-doc, get_maintainer)"
 out=$("$DTL_TOP/testbed/series-check.sh" 2>&1)
+rc=$?
 echo "$out"
-result host/series "$(grep -c '^ok ' <<<"$out")" "$(grep -c '^not ok ' <<<"$out")" 0
+tap_results host/series "$rc" "$out"
 
 stage "host: tools copy of the record format header"
 if cmp "$DTL_TOP/include/uapi/linux/perf_dtl.h" "$DTL_TOP/tools/include/uapi/linux/perf_dtl.h"; then
@@ -136,14 +121,19 @@ else
 fi
 
 stage "host: perf's dtl decoder, unit test and libFuzzer (${DTL_FUZZ_SECONDS:-60} s)"
-if out=$("$DTL_TOP/testbed/decoder/run.sh" 2>&1); then
-	echo "$out"
-	result host/decoder-unit "$(grep -c '^ok ' <<<"$out")" "$(grep -c '^not ok ' <<<"$out")" 0
-	result host/decoder-fuzz 1 0 0
+out=$("$DTL_TOP/testbed/decoder/run.sh" 2>&1)
+rc=$?
+echo "$out"
+# The unit test runs first; the fuzzer's failure is the only one that
+# leaves the unit test's status out of the script's.
+if grep -q 'the decoder fuzzer found a failure' <<<"$out"; then
+	tap_results host/decoder-unit 0 "$out"
+	result host/decoder-fuzz 0 1 0
 else
-	echo "$out"
-	result host/decoder-unit "$(grep -c '^ok ' <<<"$out")" "$(grep -c '^not ok ' <<<"$out")" 0
-	grep -q '^fuzz: ' <<<"$out" || result host/decoder-fuzz 0 1 0
+	tap_results host/decoder-unit "$rc" "$out"
+	if [ "$rc" -eq 0 ]; then
+		result host/decoder-fuzz 1 0 0
+	fi
 fi
 
 stage "host: perf script/report (ASan, UBSan) over mutated dtl recordings (${DTL_FUZZ_SECONDS:-60} s)"
@@ -267,11 +257,7 @@ debian_stage() {
 	stage "guest: Debian $deb with systemd (DKMS, modules-load.d, perf, PCP, OpenMetrics, dkms remove)"
 	DTL_DEBIAN=$deb "$DTL_TOP/testbed/debian/check.sh" 2>&1 | tee "$log"
 	debrc=${PIPESTATUS[0]}
-	result $name "$(grep -c '^ok ' "$log")" "$(grep -c '^not ok ' "$log")" 0
-	if [ "$debrc" -ne 0 ] && ! grep -q '^not ok ' "$log"; then
-		result $name:vm 0 1 0
-	fi
-	grep '^not ok ' "$log" | sed "s/^/## $name: /" >>"$failures" || true
+	tap_results "$name" "$debrc" "$(cat "$log")"
 }
 
 # The README's first command, as a user types it: its guest part, which
@@ -286,26 +272,9 @@ demo_stage() {
 	fi
 }
 
-# guest_results NAME VMRC: the results of a guest suite, its output in $log.
-guest_results() {
-	local name=$1 vmrc=$2
-	while read -r _ test p f s; do
-		result "$name:$test" "$p" "$f" "$s"
-	done < <(grep '^DTL-RESULT ' "$log")
-	failed_detail "$name" <"$log" >>"$failures"
-	# A splat, a timeout or a dead guest fails the run on its own.
-	if [ "$vmrc" -ne 0 ]; then
-		result "$name:vm" 0 1 0
-		{ echo "## $name:vm (exit $vmrc), the guest's last lines:"
-		  grep '^# ==== ' "$log" | tail -n 1 |
-			sed 's/^# ==== /# the last test it began: /'
-		  grep '^DTL-HANG ' "$log" | head -n 14
-		  grep '^DTL-SPLAT ' "$log" | head -n 16
-		  tail -n 4 "$log"; } >>"$failures"
-	fi
-}
-
-# guest_suite NAME VM-RUN-OPTIONS...: every guest test in one boot.
+# guest_suite NAME VM-RUN-OPTIONS...: every guest test in one boot
+# (testbed/guest/all.sh: the scripts check.sh and reliability.sh, or
+# DTL_GUEST_SCRIPT, a script DTL_GUEST_PLAN names in the plan).
 guest_suite() {
 	local name=$1 vmrc
 	shift
@@ -313,34 +282,53 @@ guest_suite() {
 	"$DTL_TOP/testbed/vm-run.sh" -t "${DTL_VM_LIMIT:-2400}" -f "${DTL_TESTS:-$DTL_BUILD/tests}=dtl/tests" "$@" \
 		"${DTL_GUEST_SCRIPT:-$DTL_TOP/testbed/guest/all.sh}" | stamp | tee "$log"
 	vmrc=${PIPESTATUS[0]}
-	guest_results "$name" "$vmrc"
+	guest_results "$name" "$vmrc" ${DTL_GUEST_PLAN:-check reliability}
 }
 
 # The drain's keeping up, where guest time is deterministic (-icount): on
 # Debian's kernel, the tests of testbed/guest/icount.sh, which may not
 # excuse a lap there as they do in a guest whose timers fire late.
 icount_suite() {
-	DTL_VM_LIMIT=900 DTL_GUEST_SCRIPT=$DTL_TOP/testbed/guest/icount.sh \
+	DTL_VM_LIMIT=900 DTL_GUEST_SCRIPT=$DTL_TOP/testbed/guest/icount.sh DTL_GUEST_PLAN=icount \
 		guest_suite icount -q "-icount shift=3,sleep=off"
 }
 
 # The host checks are done: the debug kernel's suite may start.
 touch "$dbg_go"
 
+# debian13_suite: when the debug kernel's suite does not run, Linux 7.3
+# is still tested: every guest suite runs on Debian 13's own 7.3 kernel
+# with the module its DKMS built (debian_stage 13 keeps both), in the
+# busybox guest as on Debian's 6.12.
+debian13_suite() {
+	local d=$laneb/deb13
+	if [ -s "$d/out/dtl_pmu.ko" ] && [ -s "$d/vmlinuz" ]; then
+		DTL_KERNEL=$d/vmlinuz DTL_KO=$d/out/dtl_pmu.ko guest_suite debian13-7.3
+	else
+		stage "guest: debian13-7.3"
+		echo "# no module or kernel from the Debian 13 stage: the 7.3 suites did not run"
+		result debian13-7.3 0 1 0
+		echo "## debian13-7.3: no module or kernel from the Debian 13 stage" >>"$failures"
+	fi
+}
+
 # Lane B: when the debug kernel's suite does not run (it was not cached),
-# the other core runs Debian 13, the demo and the icount suite, beside
-# the guests below; their output is printed when they are done.
+# the other core runs Debian 13 (DKMS, then every suite on its 7.3
+# kernel), the demo and the icount suite, beside the guests below; their
+# output is printed when they are done.
 laneb=$(mktemp -d) laneb_pid=''
 if [ "$dbg_mode" != suite ]; then
 	(stage_name='' summary=$laneb/summary failures=$laneb/failures
 	 times=$laneb/times log=$laneb/log
 	 : >"$summary"; : >"$failures"; : >"$times"
-	 debian_stage 13
+	 mkdir -p "$laneb/deb13"
+	 DTL_DEBIAN_OUT=$laneb/deb13 debian_stage 13
+	 debian13_suite
 	 demo_stage
 	 icount_suite
 	 stage '') >"$laneb/out" 2>&1 &
 	laneb_pid=$!
-	echo "# ==== lane B, in the background: Debian 13, make demo, icount (printed when done)"
+	echo "# ==== lane B, in the background: Debian 13 and its 7.3 kernel's suites, make demo, icount (printed when done)"
 fi
 
 debian_stage 12
@@ -387,10 +375,10 @@ fi
 
 # Lane B's guests (see above).
 if [ -n "$laneb_pid" ]; then
-	stage "guest: waiting for lane B (Debian 13, make demo, icount)"
+	stage "guest: waiting for lane B (Debian 13 and its 7.3 suites, make demo, icount)"
 	wait "$laneb_pid"
 	stage ''
-	echo "# ==== lane B: Debian 13, make demo, icount (run beside the guests above)"
+	echo "# ==== lane B: Debian 13 and its 7.3 suites, make demo, icount (run beside the guests above)"
 	cat "$laneb/out"
 	cat "$laneb/summary" >>"$summary"
 	cat "$laneb/failures" >>"$failures"
@@ -422,7 +410,7 @@ if [ -n "$dbg_pid" ]; then
 		echo "# ==== guest: debug-7.3 (run beside the guests above)"
 		cp "$dbg_log" "$log"
 		cat "$log"
-		guest_results debug-7.3 "$(cat "$dbg_rc")"
+		guest_results debug-7.3 "$(cat "$dbg_rc")" check reliability
 	fi
 	stage ''
 	printf '%6d s  %s\n' "$(cat "$dbg_time" 2>/dev/null || echo '?')" \

@@ -25,8 +25,11 @@ t0=$SECONDS
 img=$("$DTL_TOP/testbed/debian/mkrootfs.sh")
 echo "# Debian guest image: $img ($((SECONDS - t0)) s)"
 rc=0
+# DTL_DEBIAN_OUT=DIR: the first boot's logs and the module DKMS built
+# (DIR/out/dtl_pmu.ko), and the guest's kernel (DIR/vmlinuz), kept.
 "$DTL_TOP/testbed/debian/vm-run.sh" -d "$tmp/root.qcow2" -t 900 -f "$src=src" \
-	"$DTL_TOP/testbed/debian/guest/install.sh" || rc=$?
+	${DTL_DEBIAN_OUT:+-o "$DTL_DEBIAN_OUT"} "$DTL_TOP/testbed/debian/guest/install.sh" || rc=$?
+[ -z "${DTL_DEBIAN_OUT:-}" ] || cp "$img/vmlinuz" "$DTL_DEBIAN_OUT/vmlinuz"
 if [ $rc = 0 ]; then
 	"$DTL_TOP/testbed/debian/vm-run.sh" -d "$tmp/root.qcow2" -t 900 -f "$src=src" \
 		"$DTL_TOP/testbed/debian/guest/boot.sh" || rc=$?

@@ -12,7 +12,8 @@
 #   -f SRC=DST  put a file or directory in the guest at /dtl/DST (repeatable)
 #   -d DISK     the overlay to boot (created if missing, kept afterwards)
 #   -t SECS     kill the guest after SECS seconds (default 600)
-#   -o DIR      keep console.log and out.log in DIR
+#   -o DIR      keep console.log and out.log in DIR, and what the script
+#               left in /dtl/out (a folder), in DIR/out
 #   -s          quiet: do not stream the script's output
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -42,6 +43,7 @@ cleanup() {
 	if [ -n "$outdir" ]; then
 		mkdir -p "$outdir"
 		cp "$work"/*.log "$outdir"/ 2>/dev/null || true
+		[ ! -d "$share/out" ] || cp -r "$share/out" "$outdir"/
 	fi
 	rm -rf "$work"
 }

@@ -1,28 +1,44 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs in the guest: the functional tests, each printing TAP.
+dtl_script=check
 . /dtl/tests/lib.sh
 
 # The stock perf_events selftests, with dtl loaded, first: their stress
 # tests run close to the harness's 30 s limit, and on the debug kernel
 # they failed after the rest of the suite had run (and pass before it).
-for t in mmap remove_on_exec watermark_signal; do
-	stock $t
-done
+stock mmap
+stock watermark_signal
+# remove_on_exec's four tests sample a hardware instructions event, which
+# each fixture opens first: where none opens, each fails there, with
+# nothing of what it tests run.
+if hw_event instructions; then
+	stock remove_on_exec
+else
+	stock remove_on_exec "0 4 0" 'remove_on_exec\.[a-z_]+' \
+		"no hardware instructions event opens in this guest (perf stat: not counted): each test fails at its fixture's perf_event_open"
+fi
 # sigtrap_threads' signal_stress_with_disable failed 3 times in 8 runs on
 # the KASAN debug kernel, also before any dtl event existed in the boot,
-# and passed every time alone; on the Debian and arm64 kernels it runs
-# as recorded.  It tests breakpoint SIGTRAPs, which dtl does not touch.
+# and passed every time alone; on the Debian kernel it runs as recorded.
+# It tests breakpoint SIGTRAPs, which dtl does not touch.
 # On the PREEMPT_RT debug kernel it is not run: its breakpoint SIGTRAP
 # path allocated memory with interrupts off, in exc_debug_user() through
 # the atomic debug notifier, and took zone->lock, a sleeping lock there:
 # "BUG: sleeping function called from invalid context", no dtl lock held.
+# On arm64 under TCG a hardware watchpoint does not fire on a memory write
+# (measured; dtl is not involved), so the four tests that wait for one
+# fail; remain_disabled, which expects none, passes.
 if grep -q ' kasan_report$' /proc/kallsyms && uname -v | grep -q PREEMPT_RT; then
 	echo "# ==== stock perf_events/sigtrap_threads"
 	echo "ok 1 stock perf_events/sigtrap_threads # SKIP not run on PREEMPT_RT + KASAN: its breakpoint SIGTRAP path sleeps with interrupts off (see check.sh)"
 	echo "DTL-RESULT stock/sigtrap_threads 0 0 1"
 elif grep -q ' kasan_report$' /proc/kallsyms; then
-	stock sigtrap_threads "intermittent on the KASAN debug kernel, dtl not involved (see check.sh)"
+	stock sigtrap_threads "4 1 0" 'sigtrap_threads\.signal_stress_with_disable' \
+		"signal_stress_with_disable is intermittent on the KASAN debug kernel, dtl not involved (see check.sh)"
+elif [ "$(uname -m)" = aarch64 ]; then
+	stock sigtrap_threads "1 4 0" 'sigtrap_threads\.(enable_event|modify_and_enable_event|signal_stress|signal_stress_with_disable)' \
+		"a hardware watchpoint does not fire on a memory write in arm64's TCG guest (see check.sh)"
 else
 	stock sigtrap_threads
 fi
@@ -38,7 +54,9 @@ run dtl_busy 600 dtl/dtl_busy
 # at perf_event_paranoid 2, where it counts with exclude_kernel.
 echo "# ==== dtl_self_example"
 if [ ! -x ./dtl_self_example ]; then
-	result dtl_self_example 0 0 1 "not built for this architecture (libperf is built for the host's)"
+	for who in root nobody; do
+		result "dtl_self_example/$who" 0 0 1 "not built for this architecture (libperf is built for the host's)"
+	done
 fi
 saved=$(cat /proc/sys/kernel/perf_event_paranoid)
 echo 2 >/proc/sys/kernel/perf_event_paranoid
@@ -98,3 +116,4 @@ else
 	perf_shell test_dtl_python
 fi
 run dtl_module 60 dtl/dtl_module.sh /dtl/dtl_pmu.ko
+exit 0

@@ -3,6 +3,7 @@
 # Runs in the guest after check.sh: KUnit, privilege, hotplug, fuzzing and
 # load/unload with kmemleak.  Meant for the debug kernel (KASAN, lockdep,
 # kmemleak, KUnit); what a kernel lacks is skipped with the reason.
+dtl_script=reliability
 . /dtl/tests/lib.sh
 
 # kunit MODULE SUITE: the KUnit suite SUITE of /dtl/MODULE.ko; its KTAP
@@ -15,20 +16,33 @@ kunit() {
 		result "kunit/$2" 0 0 1 "this kernel has no KUnit"
 		return
 	fi
+	if [ ! -f "/dtl/$1.ko" ]; then
+		result "kunit/$2" 0 0 1 "no $1.ko in this guest (built for the debug kernel only)"
+		return
+	fi
 	if ! insmod "/dtl/$1.ko"; then
 		result "kunit/$2" 0 1 0 "insmod $1.ko failed"
 		return
 	fi
 	cp "/sys/kernel/debug/kunit/$2/results" /tmp/kunit.ktap
 	rmmod "$1"
-	r=/tmp/kunit.ktap
-	cat "$r"
-	p=$(grep -c "^ *ok [0-9]* $2_test_" "$r")
-	f=$(grep -c "^ *not ok [0-9]* $2_test_" "$r")
-	if [ "$p" -gt 0 ] && grep -q "^ok [0-9]* $2\$" "$r"; then
-		result "kunit/$2" "$p" "$f" 0 "$p KUnit cases passed"
+	cat /tmp/kunit.ktap
+	kunit_results /tmp/kunit.ktap "$2"
+}
+
+# kunit_results KTAP SUITE: the result of a KUnit suite from its KTAP: a
+# case that passed, failed or was skipped ("ok N name # SKIP reason") is
+# counted as such; a suite that did not pass as a whole, or ran no case,
+# is a failure.
+kunit_results() {
+	p=$(grep -c "^ *ok [0-9]* $2_test_[^ ]*\$" "$1")
+	s=$(grep -c "^ *ok [0-9]* $2_test_[^ ]* # SKIP" "$1")
+	f=$(grep -c "^ *not ok [0-9]* $2_test_" "$1")
+	grep "^ *ok [0-9]* $2_test_[^ ]* # SKIP" "$1" | sed 's/^ */# skipped: /'
+	if [ $((p + s)) -gt 0 ] && grep -q "^ok [0-9]* $2\( # SKIP.*\)\{0,1\}\$" "$1"; then
+		result "kunit/$2" "$p" "$f" "$s" "$p KUnit cases passed, $s skipped"
 	else
-		result "kunit/$2" "$p" $((f + 1)) 0 "the $2 suite did not pass"
+		result "kunit/$2" "$p" $((f + 1)) "$s" "the $2 suite did not pass"
 	fi
 }
 
@@ -72,10 +86,11 @@ fuzz() {
 }
 
 kunit dtl_kunit dtl
-[ ! -f /dtl/dtl_compat_kunit.ko ] || kunit dtl_compat_kunit dtl_compat
+kunit dtl_compat_kunit dtl_compat
 run dtl_paranoid 120 dtl/dtl_paranoid
 run dtl_hotplug 600 dtl/dtl_hotplug.sh
 run dtl_timerlat 300 dtl/dtl_timerlat
 fuzz
 run dtl_faults 600 dtl/dtl_faults
 run dtl_cycle 900 dtl/dtl_cycle
+exit 0

@@ -23,14 +23,34 @@ else
 	not_ok "dkms add, build, install for $kver"
 fi
 
+# The module DKMS built, uncompressed, for the host: make check boots this
+# kernel with it in the busybox guest and runs the selftest suites there
+# when the debug kernel is not built yet (a cold make check).
+mkdir -p /dtl/out
+ko=$(find "/var/lib/dkms/dtl_pmu/$ver/$kver" -name 'dtl_pmu.ko*' | head -n 1)
+case $ko in
+*.xz) xz -dc "$ko" >/dtl/out/dtl_pmu.ko ;;
+*.zst) zstd -qdc "$ko" >/dtl/out/dtl_pmu.ko ;;
+*.gz) gzip -dc "$ko" >/dtl/out/dtl_pmu.ko ;;
+?*) cp "$ko" /dtl/out/dtl_pmu.ko ;;
+esac
+echo "# the module DKMS built: ${ko:-none}"
+
 if modprobe dtl_pmu && [ -d /sys/bus/event_source/devices/dtl ]; then
 	ok "modprobe dtl_pmu: $(modinfo -F filename dtl_pmu)"
 else
 	not_ok "modprobe dtl_pmu"
 fi
 
-echo dtl_pmu >/etc/modules-load.d/dtl_pmu.conf
-ok "dtl_pmu listed in /etc/modules-load.d/dtl_pmu.conf"
+# systemd-modules-load reads each *.conf there, a module name a line.
+conf=/etc/modules-load.d/dtl_pmu.conf
+if echo dtl_pmu >"$conf" && [ "$(grep -v '^[#;]' "$conf")" = dtl_pmu ] &&
+   modprobe -n dtl_pmu; then
+	ok "dtl_pmu listed in $conf"
+else
+	cat "$conf"
+	not_ok "dtl_pmu listed in $conf"
+fi
 
 # Debian's perf (6.1 on Debian 12, 7.3 on Debian 13 with backports) counts
 # with it: equal to the kernel's own switch count.
