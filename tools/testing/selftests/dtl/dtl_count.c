@@ -230,7 +230,10 @@ TEST(hogs_on_one_cpu)
 #define INHERIT_CHILDREN	4
 #define INHERIT_ROUNDS		40
 
-/* Read a zombie's schedstat before reaping it, so its last run is in it. */
+/*
+ * Read a zombie's schedstat before reaping it, so its last run is in it.
+ * -1 also if the task did not exit with 0.
+ */
 static int reap_with_stats(pid_t pid, struct dtl_sched *s)
 {
 	siginfo_t si;
@@ -239,7 +242,9 @@ static int reap_with_stats(pid_t pid, struct dtl_sched *s)
 		return -1;
 	if (dtl_sched_read(pid, pid, s))
 		return -1;
-	return waitpid(pid, NULL, 0) == pid ? 0 : -1;
+	if (waitpid(pid, NULL, 0) != pid)
+		return -1;
+	return si.si_code == CLD_EXITED && !si.si_status ? 0 : -1;
 }
 
 /*
@@ -250,11 +255,31 @@ static int reap_with_stats(pid_t pid, struct dtl_sched *s)
  * Each child also reads its own schedstat just before it exits, and the
  * root its own before it reports: those runs ended while the events were
  * attached, so dtl saw every one of them.  The root sends both sums.
+ *
+ * What follows a task's read (the tail) is kept short and free of waits:
+ * the task reads as SCHED_FIFO (inherit_tail()), which no task of the
+ * fair class preempts, and a child leaves its numbers in memory it
+ * shares with the root, where a write to a pipe would wake the root,
+ * which could preempt it.  It then only exits.
  */
 struct inherit_result {
 	struct dtl_sched exited;	/* the children's, read from zombies */
 	struct dtl_sched attached;	/* the children's and root's, read by each */
 };
+
+/*
+ * The tail of a task of the family, from its last read of its schedstat to
+ * its exit: as SCHED_FIFO, so that no fair task preempts it there.  Only
+ * the stop class and real-time tasks still can, and the test bounds what
+ * such a wait adds (check_inherit_fork()).  Without the privilege, the
+ * tail stays as it is, bounded all the same.
+ */
+static void inherit_tail(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	sched_setscheduler(0, SCHED_FIFO, &sp);
+}
 
 /*
  * @cpu >= 0: the family runs on that CPU only, pinned before its events
@@ -263,15 +288,18 @@ struct inherit_result {
 static void inherit_root(int go_fd, int result_fd, int cpu)
 {
 	struct inherit_result res = { 0 };
-	struct dtl_sched s;
+	struct dtl_sched s, *seen;
 	pid_t kids[INHERIT_CHILDREN];
-	int done[2], quit[INHERIT_CHILDREN][2], last[2];
+	int done[2], quit[INHERIT_CHILDREN][2];
 	char c = 'q';
 	int i, r;
 
 	if (cpu >= 0 && dtl_pin_to(cpu))
 		_exit(1);
-	if (read(go_fd, &c, 1) != 1 || pipe(done) || pipe(last))
+	/* Each child's own read, which it leaves here before it exits. */
+	seen = mmap(NULL, INHERIT_CHILDREN * sizeof(*seen),
+		    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (seen == MAP_FAILED || read(go_fd, &c, 1) != 1 || pipe(done))
 		_exit(1);
 	for (i = 0; i < INHERIT_CHILDREN; i++) {
 		if (pipe(quit[i]))
@@ -285,9 +313,10 @@ static void inherit_root(int go_fd, int result_fd, int cpu)
 				sched_yield();
 			}
 			if (write(done[1], &c, 1) != 1 ||
-			    read(quit[i][0], &c, 1) != 1 ||
-			    dtl_sched_read(getpid(), getpid(), &s) ||
-			    write(last[1], &s, sizeof(s)) != sizeof(s))
+			    read(quit[i][0], &c, 1) != 1)
+				_exit(1);
+			inherit_tail();
+			if (dtl_sched_read(getpid(), getpid(), &seen[i]))
 				_exit(1);
 			_exit(0);
 		}
@@ -296,14 +325,14 @@ static void inherit_root(int go_fd, int result_fd, int cpu)
 		if (read(done[0], &c, 1) != 1)
 			_exit(1);
 	for (i = 0; i < INHERIT_CHILDREN; i++) {
+		/* A child that exits 0 has left its read in seen[i]. */
 		if (write(quit[i][1], &c, 1) != 1 ||
-		    read(last[0], &s, sizeof(s)) != sizeof(s))
-			_exit(1);
-		dtl_sched_add(&res.attached, &s);
-		if (reap_with_stats(kids[i], &s))
+		    reap_with_stats(kids[i], &s))
 			_exit(1);
 		dtl_sched_add(&res.exited, &s);
+		dtl_sched_add(&res.attached, &seen[i]);
 	}
+	inherit_tail();
 	if (dtl_sched_read(getpid(), getpid(), &s))
 		_exit(1);
 	dtl_sched_add(&res.attached, &s);
@@ -339,13 +368,26 @@ static void inherit_root(int go_fd, int result_fd, int cpu)
  * And from each task's own read just before it exits, while its events
  * are attached: every run that ended before the read, and the one in
  * progress, is a dispatch.
- * wait_ns is what the scheduler added to run_delay from each task's
- * switch-out to the end of its next run, so at most the tasks' whole
- * run_delay, and at least all the run_delay the tasks read while their
- * events were attached: on one CPU exactly so; across CPUs, where the
- * scheduler adds the wait of a queued task it moves when it moves it, 1 %
- * is left for the compatibility layer's per-task table, which may lose a
- * task's slot to another's (see the admin guide).
+ * wait_ns against the run_delay that each task read from its own
+ * schedstat (seen): dtl charges, for each task, what the scheduler added
+ * to its run_delay from its first dispatch with the events (a child's
+ * run_delay starts at 0 at fork; the root's is root0, read while it
+ * slept before its events were opened) to perf's removal of its events
+ * in do_exit(), which charges the last run.  Each task read its run_delay
+ * in its last run before do_exit(), so wait_ns = seen + the tail: the
+ * waits of the dispatches that followed the read, up to that removal.
+ * The tail is at least 0 and at most what run_delay grew by from the
+ * read to the task's end, which its zombie's schedstat holds (total -
+ * seen; with the waits after the removal as well).  So, on one CPU,
+ *	seen <= wait_ns <= seen + tail,
+ * and as each task spends its tail as SCHED_FIFO without waking anyone
+ * (inherit_tail()), the tail is 0 unless a stop-class or real-time task
+ * preempted it there: then wait_ns == seen, to the ns.  Across CPUs the
+ * scheduler adds the wait of a queued task it moves when it moves it,
+ * which dtl charges from the run_delay it kept at the task's last
+ * switch-out: 1 % below seen is left for the compatibility layer's
+ * per-task table, which may lose a task's slot to another's (see the
+ * admin guide).
  */
 static void check_inherit_fork(struct __test_metadata *_metadata, int cpu)
 {
@@ -392,8 +434,9 @@ static void check_inherit_fork(struct __test_metadata *_metadata, int cpu)
 	       v[1], total.nivcsw, total.nvcsw);
 	TH_LOG("%d tasks: wait %lld ns run_delay %llu ns", ntasks, v[2],
 	       total.delay_ns);
-	TH_LOG("before exit: switches %llu run_delay %llu ns",
-	       dtl_sched_switches(&seen), seen.delay_ns);
+	TH_LOG("before exit: switches %llu run_delay %llu ns; after, up to %lld ns",
+	       dtl_sched_switches(&seen), seen.delay_ns,
+	       (long long)(total.delay_ns - seen.delay_ns));
 
 	EXPECT_GE(v[0], INHERIT_CHILDREN * INHERIT_ROUNDS);
 	EXPECT_EQ(cs, v[0] - ntasks);
@@ -402,6 +445,8 @@ static void check_inherit_fork(struct __test_metadata *_metadata, int cpu)
 	EXPECT_GE(v[0], (long long)dtl_sched_switches(&seen) + ntasks);
 	EXPECT_LE(v[1], (long long)total.nivcsw);
 	EXPECT_LE(v[0] - v[1], (long long)total.nvcsw + ntasks);
+	/* seen + the tail is total, the zombies' run_delay. */
+	EXPECT_LE(seen.delay_ns, total.delay_ns);
 	EXPECT_LE(v[2], (long long)total.delay_ns);
 	EXPECT_GE(v[2], cpu >= 0 ? (long long)seen.delay_ns :
 			(long long)seen.delay_ns * 99 / 100);
@@ -964,6 +1009,540 @@ TEST(cpu_wide_wait_vs_schedstat)
 	free(fd);
 	free(t);
 	free(m);
+}
+
+/*
+ * CPU-wide wait_ns against two sums the kernel keeps without dtl: the
+ * sched:sched_stat_wait tracepoint, which the scheduler's schedstats
+ * fire each time a task's wait on a run queue ends, and each CPU's
+ * run-queue wait in /proc/schedstat.  sched_stat_wait needs schedstats
+ * on: the test turns them on (kernel.sched_schedstats) for its run and
+ * restores the setting after.
+ *
+ * EEVDF (6.6) with delayed dequeue (DELAY_DEQUEUE, 6.12 and later) keeps
+ * a task that blocks with negative lag queued until its lag is spent:
+ * schedstats count that time as a wait, and sched_stat_wait reports it
+ * when the task is finally dequeued or picked, although the task was
+ * asleep, not waiting to run.  run_delay (sched_info), which
+ * /proc/schedstat and dtl read, stamps only tasks that are runnable.  The
+ * test sets NO_DELAY_DEQUEUE in the scheduler's debugfs features for its
+ * run, and restores DELAY_DEQUEUE after.
+ */
+#define SCHED_FEATURES	"/sys/kernel/debug/sched/features"
+#define SCHEDSTATS_KNOB	"/proc/sys/kernel/sched_schedstats"
+
+FIXTURE(sched_knobs) {
+	char schedstats[16];	/* the sysctl's value to restore, or "" */
+	int delay_dequeue;	/* DELAY_DEQUEUE was set: set it again */
+};
+
+FIXTURE_SETUP(sched_knobs)
+{
+	char buf[4096], on[16];
+
+	self->schedstats[0] = '\0';
+	self->delay_dequeue = 0;
+	if (dtl_read_file("/proc/schedstat", buf, sizeof(buf)) ||
+	    dtl_read_file(SCHEDSTATS_KNOB, on, sizeof(on)))
+		SKIP(return, "no schedstats (CONFIG_SCHEDSTATS=n)");
+	if (dtl_read_file(SCHED_FEATURES, buf, sizeof(buf)))
+		SKIP(return, "no " SCHED_FEATURES ": cannot turn DELAY_DEQUEUE off");
+	/* The features are words; before 6.12 there is no DELAY_DEQUEUE. */
+	if (!strncmp(buf, "DELAY_DEQUEUE ", 14) ||
+	    strstr(buf, " DELAY_DEQUEUE ")) {
+		if (dtl_write_file(SCHED_FEATURES, "NO_DELAY_DEQUEUE"))
+			SKIP(return, "cannot set NO_DELAY_DEQUEUE: %s",
+			     strerror(errno));
+		self->delay_dequeue = 1;
+	}
+	if (strcmp(on, "1") && dtl_write_file(SCHEDSTATS_KNOB, "1")) {
+		if (self->delay_dequeue)
+			dtl_write_file(SCHED_FEATURES, "DELAY_DEQUEUE");
+		SKIP(return, "cannot turn schedstats on: %s", strerror(errno));
+	}
+	strcpy(self->schedstats, on);
+}
+
+/* In the parent: also after a test that was killed. */
+FIXTURE_TEARDOWN_PARENT(sched_knobs)
+{
+	if (self->delay_dequeue)
+		dtl_write_file(SCHED_FEATURES, "DELAY_DEQUEUE");
+	if (self->schedstats[0] && strcmp(self->schedstats, "1"))
+		dtl_write_file(SCHEDSTATS_KNOB, self->schedstats);
+}
+
+/* sched:sched_stat_wait's tracepoint id, from tracefs; -1 if not there. */
+static long long stat_wait_id(void)
+{
+	long long id;
+
+	id = dtl_read_ll("/sys/kernel/tracing/events/sched/sched_stat_wait/id");
+	if (id < 0)
+		id = dtl_read_ll("/sys/kernel/debug/tracing/events/sched/sched_stat_wait/id");
+	return id;
+}
+
+/* The pid of CPU @cpu's stopper thread (the stop class), or -1. */
+static pid_t stopper_of(int cpu)
+{
+	char name[32], path[300], comm[64];
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t pid = -1;
+
+	snprintf(name, sizeof(name), "migration/%d", cpu);
+	while (d && pid < 0 && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		if (!dtl_read_file(path, comm, sizeof(comm)) &&
+		    !strcmp(comm, name))
+			pid = atoi(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return pid;
+}
+
+#define STAT_WAIT_PAGES	512
+
+/*
+ * What one CPU's counts are at one moment: taken by a thread pinned to
+ * the CPU, with no context switch of that thread from the first read to
+ * the last (its nvcsw + nivcsw did not change), so that no other task
+ * was dispatched on the CPU meanwhile: each count then holds the waits
+ * of the same dispatches of the CPU, those before the snapshot's thread
+ * was dispatched and that one.  dtl's CPU-wide count includes the wait of
+ * the run in progress; sched_stat_wait fired for it before the thread
+ * ran, on this CPU, into this CPU's buffer; the scheduler added it to the
+ * run queue's run_delay then too.
+ */
+struct wait_snap {
+	long long dtl;			/* dtl/wait_ns/ of the CPU */
+	long long ssw;			/* sched_stat_wait's count: the delays */
+	unsigned long long head;	/* and its buffer's data_head */
+	unsigned long long rq_delay;	/* /proc/schedstat: run_delay */
+	unsigned long long rq_pcount;	/* /proc/schedstat: stamped dispatches */
+	unsigned long long stop_delay;	/* the CPU's stopper's run_delay */
+	unsigned long long stop_pcount;	/* and dispatches */
+};
+
+struct snapper {
+	pthread_t thread;
+	int cpu, cmd[2], done[2];
+	int dtl_fd, ssw_fd;
+	pid_t stopper;
+	struct perf_event_mmap_page *ring;
+	char *buf;
+	size_t buf_len;
+	struct wait_snap snap;
+	int err;
+};
+
+static int snap_schedstat(struct snapper *s)
+{
+	char name[24], *p;
+	unsigned long long f[9];
+
+	if (dtl_read_file("/proc/schedstat", s->buf, s->buf_len))
+		return -1;
+	snprintf(name, sizeof(name), "\ncpu%d ", s->cpu);
+	p = strstr(s->buf, name);
+	if (!p || sscanf(p + strlen(name),
+			 "%llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			 &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6],
+			 &f[7], &f[8]) != 9)
+		return -1;
+	s->snap.rq_delay = f[7];
+	s->snap.rq_pcount = f[8];
+	return 0;
+}
+
+static int snap_take(struct snapper *s)
+{
+	char path[64], st[128];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", s->stopper);
+	for (i = 0; i < 1000; i++) {
+		long sw = thread_switches();
+
+		s->snap.dtl = dtl_count(s->dtl_fd);
+		s->snap.ssw = dtl_count(s->ssw_fd);
+		s->snap.head = __atomic_load_n(&s->ring->data_head,
+					       __ATOMIC_ACQUIRE);
+		if (s->snap.dtl < 0 || s->snap.ssw < 0 || snap_schedstat(s) ||
+		    dtl_read_file(path, st, sizeof(st)) ||
+		    sscanf(st, "%*u %llu %llu", &s->snap.stop_delay,
+			   &s->snap.stop_pcount) != 2)
+			return -EIO;
+		if (thread_switches() == sw && sched_getcpu() == s->cpu)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * At nice 19, so that at the end of the run it waits for its CPU behind
+ * the load's spinner (pinned_load_main()): the run in progress at its
+ * snapshot then had a wait.
+ */
+static void *snapper_main(void *arg)
+{
+	struct snapper *s = arg;
+	char c;
+
+	setpriority(PRIO_PROCESS, gettid(), 19);
+	while (read(s->cmd[0], &c, 1) == 1) {
+		s->err = snap_take(s);
+		if (write(s->done[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * Ask every CPU's snapper for a snapshot at once, so that the CPUs' edges
+ * are close together; @out[cpu] gets each.
+ */
+static int snap_all(struct snapper *s, int ncpu, struct wait_snap *out)
+{
+	char c = 's';
+	int i;
+
+	for (i = 0; i < ncpu; i++)
+		if (write(s[i].cmd[1], &c, 1) != 1)
+			return -1;
+	for (i = 0; i < ncpu; i++) {
+		if (read(s[i].done[0], &c, 1) != 1 || s[i].err)
+			return -1;
+		out[i] = s[i].snap;
+	}
+	return 0;
+}
+
+/*
+ * The sched_stat_wait samples of a CPU's buffer from @from to @to: their
+ * number, and their delays in @d (which has room for them); the sum, or
+ * -1 if a sample was lost or the buffer filled (the test reads it only at
+ * the end: it must hold the whole run).  The tracepoint gives perf the
+ * delay as the event's count (__perf_count()): with PERF_SAMPLE_PERIOD,
+ * a sample is one firing, and its period is the delay.
+ */
+static long long stat_wait_sum(struct snapper *s, unsigned long long from,
+			       unsigned long long to, unsigned long long *d,
+			       long *n)
+{
+	size_t page = sysconf(_SC_PAGESIZE), size = STAT_WAIT_PAGES * page;
+	const char *data = (const char *)s->ring + page;
+	unsigned long long pos = 0, sum = 0;
+
+	*n = 0;
+	if (to > size - page)
+		return -1;
+	while (pos < to) {
+		const struct perf_event_header *h = (const void *)(data + pos);
+		uint64_t delay;
+
+		if (h->size < sizeof(*h) || pos + h->size > to ||
+		    h->type == PERF_RECORD_LOST)
+			return -1;
+		if (h->type == PERF_RECORD_SAMPLE && pos >= from) {
+			memcpy(&delay, h + 1, sizeof(delay));
+			d[(*n)++] = delay;
+			sum += delay;
+		}
+		pos += h->size;
+	}
+	return sum;
+}
+
+static int by_size_down(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * mover_main() with a turn of 1 ms of work for the ping-pong pairs: about
+ * 2000 dispatches a second on a CPU, which a sched_stat_wait buffer of
+ * STAT_WAIT_PAGES holds many times over.  @in -2: a task that only spins
+ * until told to stop.
+ */
+static void *pinned_load_main(void *arg)
+{
+	struct mover *m = arg;
+	char c = 'x';
+
+	m->tid = gettid();
+	sem_post(m->ready);
+	sem_wait(m->go);
+	while (!__atomic_load_n(m->stop, __ATOMIC_RELAXED)) {
+		if (m->in == -2)
+			continue;
+		if (m->in < 0) {
+			spin_ns(3000000);
+			usleep(500);
+			continue;
+		}
+		if (read(m->in, &c, 1) != 1)
+			break;
+		spin_ns(1000000);
+		if (write(m->out, &c, 1) != 1)
+			break;
+	}
+	sem_wait(m->release);
+	return NULL;
+}
+
+/* Start a thread on @cpu, pinned there from the start: no move. */
+static int spawn_pinned(pthread_t *t, int cpu, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int ret;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	ret = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return ret;
+}
+
+/*
+ * Each CPU runs a load pinned to it from its creation (two hogs that
+ * spin 3 ms and sleep 0.5 ms, and a pipe ping-pong with 1 ms of work per
+ * turn: pinned_load_main()), so that no task of the load is ever moved
+ * while queued, and the test moves nothing; each CPU's counts are read at
+ * both ends by a thread pinned to it (struct wait_snap), while the load
+ * sleeps.  At the
+ * end a fifth task of the load still spins on each CPU, ahead of the
+ * snapshot's thread, which runs at nice 19: that thread waits for the CPU
+ * before its snapshot, so the edge falls in a run that had a wait, which
+ * all three counts must hold (dtl's CPU-wide count includes the run in
+ * progress; the other two add its wait at its dispatch).  All of them
+ * are created before the first snapshot: glibc pins a new thread with
+ * sched_setaffinity() after it exists, which may move it while queued.
+ *
+ * Against sched_stat_wait: it fires where the scheduler picks a task that
+ * waited (set_next_entity() and its rt and dl twins), with the wait since
+ * the task was queued or preempted, moves to other CPUs included; the
+ * scheduler adds the same wait, from the same rq_clock() stamps, to the
+ * task's run_delay at that dispatch (sched_info_arrive()), and dtl charges
+ * what run_delay grew by since the task last left a CPU, on the CPU that
+ * dispatches it.  Two kinds of wait are in one count only, so the bounds,
+ * summed over the CPUs:
+ *  - the stop class's (each CPU's stopper thread, migration/N) has no
+ *    schedstats, but has run_delay: dtl counts it, sched_stat_wait does
+ *    not.  It is read from the stoppers' own schedstat at each snapshot.
+ *    So dtl - stoppers <= sched_stat_wait, exactly.
+ *  - a task preempted after it set a sleeping state, before it called
+ *    schedule() (a preemptible kernel), is not stamped as queued
+ *    (sched_info_depart() stamps running tasks only): that dispatch adds
+ *    nothing to run_delay or to the run queue's count of stamped
+ *    dispatches (pcount, the 9th number of a cpu line), but
+ *    sched_stat_wait reports its wait.  There were at most U such
+ *    dispatches on a CPU: its sched_stat_wait samples, less its stamped
+ *    dispatches other than the stopper's.  Each is one of the CPU's
+ *    samples, so their waits are at most the sum of its U largest.  So
+ *    sched_stat_wait <= dtl - stoppers + that sum.  Where the kernel does
+ *    not preempt in the kernel (preempt=none or voluntary, as Debian's
+ *    6.12) U is 0 and the two are equal: to the ns, on each CPU, in every
+ *    run here.  (The edges are the same on each CPU for all the counts,
+ *    see struct wait_snap; a wait that straddles one is in none of them
+ *    before it, in all after.)
+ *
+ * Against /proc/schedstat: the run queue's run_delay is what the
+ * scheduler added to its tasks' run_delay while they were on that queue:
+ * at each dispatch, and the wait so far of a queued task it moved away.
+ * dtl charges the same waits, all to the CPU that dispatches.  The load
+ * is never moved, so per CPU the two differ only by the waits of other
+ * tasks the scheduler moved while queued, which the sum over the CPUs
+ * holds once in either: the sums are equal, exactly.  (But for a task
+ * moved while it waited across an edge, whose queue counts the wait at
+ * the move and dtl at the dispatch: none of the test's tasks is ever
+ * moved, so that would be another task caught waiting in the moment of
+ * the snapshots.  Before the test's own thread was pinned too, it was:
+ * 4 ms and 7 ms apart in 2 runs of 3.)
+ */
+TEST_F(sched_knobs, cpu_wide_wait_vs_kernel)
+{
+	int ncpu = dtl_ncpus(), nper = 5, nthreads = nper * ncpu;
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct snapper *sn = calloc(ncpu, sizeof(*sn));
+	struct wait_snap *s0 = calloc(ncpu, sizeof(*s0));
+	struct wait_snap *s1 = calloc(ncpu, sizeof(*s1));
+	struct mover *m = calloc(nthreads, sizeof(*m));
+	pthread_t *t = calloc(nthreads, sizeof(*t));
+	long long dtl = 0, stop = 0, rq = 0, ssw = 0, extra = 0;
+	struct perf_event_attr attr;
+	int i, c, stop_flag = 0, spin_stop = 0;
+	long long id = stat_wait_id();
+	sem_t ready, go, release;
+
+	ASSERT_TRUE(sn && s0 && s1 && m && t);
+	if (id < 0)
+		SKIP(return, "no sched:sched_stat_wait in tracefs");
+	for (c = 0; c < ncpu; c++) {
+		sn[c].stopper = stopper_of(c);
+		if (sn[c].stopper < 0)
+			SKIP(return, "no stopper thread migration/%d", c);
+	}
+	/* This thread too is never moved while queued: see above. */
+	ASSERT_EQ(0, dtl_pin_to(0));
+	sem_init(&ready, 0, 0);
+	sem_init(&go, 0, 0);
+	sem_init(&release, 0, 0);
+
+	for (c = 0; c < ncpu; c++) {
+		struct snapper *s = &sn[c];
+
+		s->cpu = c;
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = id;
+		attr.sample_period = 1;
+		attr.sample_type = PERF_SAMPLE_PERIOD;
+		/* As dtl_count() reads it. */
+		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		s->ssw_fd = sys_perf_event_open(&attr, -1, c, -1, 0);
+		ASSERT_GE(s->ssw_fd, 0)
+			TH_LOG("sched_stat_wait on cpu %d: %s", c, strerror(errno));
+		s->ring = mmap(NULL, (STAT_WAIT_PAGES + 1) * page,
+			       PROT_READ | PROT_WRITE, MAP_SHARED, s->ssw_fd, 0);
+		ASSERT_NE(MAP_FAILED, s->ring) TH_LOG("mmap: %s", strerror(errno));
+		s->dtl_fd = dtl_open("wait_ns", -1, c, -1, 0);
+		ASSERT_GE(s->dtl_fd, 0);
+		s->buf_len = 1 << 20;
+		s->buf = malloc(s->buf_len);
+		ASSERT_NE(NULL, s->buf);
+		ASSERT_EQ(0, pipe(s->cmd));
+		ASSERT_EQ(0, pipe(s->done));
+		ASSERT_EQ(0, spawn_pinned(&s->thread, c, snapper_main, s));
+	}
+	for (i = 0; i < nthreads; i++) {
+		m[i].stop = &stop_flag;
+		m[i].ready = &ready;
+		m[i].go = &go;
+		m[i].release = &release;
+		m[i].in = -1;
+		m[i].out = -1;
+	}
+	/* Per CPU: two hogs, a ping-pong pair and the spinner. */
+	for (c = 0; c < ncpu; c++) {
+		int ab[2], ba[2];
+
+		m[c * nper + 4].in = -2;
+		m[c * nper + 4].stop = &spin_stop;
+		i = c * nper + 2;
+		ASSERT_EQ(0, pipe(ab));
+		ASSERT_EQ(0, pipe(ba));
+		m[i].in = ba[0];
+		m[i].out = ab[1];
+		m[i + 1].in = ab[0];
+		m[i + 1].out = ba[1];
+		ASSERT_EQ(1, write(ba[1], "x", 1));
+	}
+	for (i = 0; i < nthreads; i++)
+		ASSERT_EQ(0, spawn_pinned(&t[i], i / nper, pinned_load_main, &m[i]));
+	for (i = 0; i < nthreads; i++)
+		sem_wait(&ready);
+	for (i = 0; i < nthreads; i++)
+		ASSERT_EQ(0, dtl_wait_sleeping(getpid(), m[i].tid));
+	/*
+	 * Tasks queued when schedstats came on, or left queued by
+	 * DELAY_DEQUEUE before it went, have had their next dispatch.
+	 */
+	usleep(200000);
+
+	ASSERT_EQ(0, snap_all(sn, ncpu, s0));
+	for (i = 0; i < nthreads; i++)
+		sem_post(&go);
+	usleep(1000000);
+	__atomic_store_n(&stop_flag, 1, __ATOMIC_RELAXED);
+	for (c = 0; c < ncpu; c++)
+		close(m[c * nper + 2].out);
+	for (c = 0; c < ncpu; c++)
+		close(m[c * nper + 3].out);
+	for (i = 0; i < nthreads; i++)
+		if (m[i].in != -2)
+			ASSERT_EQ(0, dtl_wait_sleeping(getpid(), m[i].tid));
+	ASSERT_EQ(0, snap_all(sn, ncpu, s1));
+	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
+
+	for (c = 0; c < ncpu; c++) {
+		unsigned long long *d, top = 0;
+		long long sum, u, stamped;
+		long n, k;
+
+		d = malloc(STAT_WAIT_PAGES * page / sizeof(struct perf_event_header) *
+			   sizeof(*d));
+		ASSERT_NE(NULL, d);
+		sum = stat_wait_sum(&sn[c], s0[c].head, s1[c].head, d, &n);
+		ASSERT_GE(sum, 0)
+			TH_LOG("cpu %d: sched_stat_wait samples lost or too many (%llu to %llu)",
+			       c, s0[c].head, s1[c].head);
+		/* The samples are the firings the count adds up. */
+		ASSERT_EQ(s1[c].ssw - s0[c].ssw, sum);
+		/* Dispatches that were not stamped: at most u. */
+		stamped = (s1[c].rq_pcount - s0[c].rq_pcount) -
+			  (s1[c].stop_pcount - s0[c].stop_pcount);
+		u = n - stamped;
+		if (u > 0) {
+			qsort(d, n, sizeof(*d), by_size_down);
+			for (k = 0; k < u && k < n; k++)
+				top += d[k];
+		}
+		TH_LOG("cpu %d: dtl/wait_ns/ %lld ns; sched_stat_wait %lld ns in %ld samples",
+		       c, s1[c].dtl - s0[c].dtl, sum, n);
+		TH_LOG("cpu %d: stopper %llu ns in %llu; run queue %llu ns in %llu stamped",
+		       c, s1[c].stop_delay - s0[c].stop_delay,
+		       s1[c].stop_pcount - s0[c].stop_pcount,
+		       s1[c].rq_delay - s0[c].rq_delay,
+		       s1[c].rq_pcount - s0[c].rq_pcount);
+		TH_LOG("cpu %d: %lld unstamped at most, %llu ns", c, u > 0 ? u : 0, top);
+		dtl += s1[c].dtl - s0[c].dtl;
+		stop += s1[c].stop_delay - s0[c].stop_delay;
+		rq += s1[c].rq_delay - s0[c].rq_delay;
+		ssw += sum;
+		extra += top;
+		free(d);
+	}
+	TH_LOG("all CPUs: dtl/wait_ns/ %lld ns, stoppers %lld ns, /proc/schedstat %lld ns",
+	       dtl, stop, rq);
+	TH_LOG("all CPUs: sched_stat_wait %lld ns (+%lld ns unstamped at most)", ssw, extra);
+	/* The load waited, a good part of the second on each CPU. */
+	EXPECT_GT(ssw, 200000000LL * ncpu);
+	EXPECT_LE(dtl - stop, ssw);
+	EXPECT_LE(ssw, dtl - stop + extra);
+	EXPECT_EQ(rq, dtl);
+
+	for (i = 0; i < nthreads; i++)
+		sem_post(&release);
+	for (i = 0; i < nthreads; i++) {
+		pthread_join(t[i], NULL);
+		close(m[i].in);
+	}
+	for (c = 0; c < ncpu; c++) {
+		close(sn[c].cmd[1]);
+		pthread_join(sn[c].thread, NULL);
+		munmap(sn[c].ring, (STAT_WAIT_PAGES + 1) * page);
+		close(sn[c].ssw_fd);
+		close(sn[c].dtl_fd);
+		free(sn[c].buf);
+	}
+	free(t);
+	free(m);
+	free(s1);
+	free(s0);
+	free(sn);
 }
 
 TEST_HARNESS_MAIN

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # CPU hotplug while dtl counts and traces: the last CPU goes offline and
-# online again five times.  The CPU that stays online keeps counting, and
-# its trace has no gap; the steal source of the hotplugged CPU goes with
-# it and comes back the same.  The guest harness fails the run on any
-# splat.
+# online again five times.  The CPU that stays online keeps counting every
+# switch (as many dispatches as context-switches), and its trace has no
+# gap; the hotplugged CPU's count is exact up to its first offline, where
+# perf removes its events; once back online, dtl counts and traces its
+# switches again.  The steal source of the hotplugged CPU goes with it and
+# comes back the same.  The guest harness fails the run on any splat.
 # Counting uses "perf", tracing "perf-dtl" (perf with dtl's decoder).
 
 DIR=$(dirname "$0")
@@ -23,18 +25,22 @@ if [ ! -d /sys/bus/event_source/devices/dtl ]; then
 	exit "$KSFT_SKIP"
 fi
 tracer=$(command -v perf-dtl)
-ktap_set_plan 6
+ktap_set_plan 8
 tmp=$(mktemp -d)
 trap 'echo 1 >"$online" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # The sessions last until the flips are done (at most 5 minutes): perf
 # takes seconds to start on a slow kernel, and must not be done before
-# the others have started.
+# the others have started.  dtl/dispatches/ and context-switches are one
+# group: perf enables, disables and (at an offline) removes the two in the
+# same cross-call on the CPU, so they see the same switches.
 now() { cut -d. -f1 /proc/uptime; }
 until_stop="i=0; while [ ! -e '$tmp/stop' ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done"
-perf stat -x, -C 0 -e dtl/dispatches/ -o "$tmp/stat0" -- sh -c "$until_stop" &
+perf stat -x, -C 0 -e '{dtl/dispatches/,context-switches}' -o "$tmp/stat0" -- \
+	sh -c "$until_stop" &
 p0=$!
-perf stat -x, -C "$cpu" -e dtl/dispatches/,dtl/wait_ns/ -o "$tmp/stat1" -- sh -c "$until_stop" &
+perf stat -x, -C "$cpu" -e '{dtl/dispatches/,context-switches}' -e dtl/wait_ns/ \
+	-o "$tmp/stat1" -- sh -c "$until_stop" &
 p1=$!
 if [ -n "$tracer" ]; then
 	$tracer record -q -o "$tmp/trace" -e dtl/all/ -C "0,$cpu" -- sh -c "$until_stop" &
@@ -61,6 +67,9 @@ until [ "$(sed -n "/^cpu$cpu:/,/^cpu[0-9]*:\|^task:/p" $busy | grep -c ' pid=')"
 	sleep 0.2
 done
 cat $busy
+# The busy file lists a session once perf opened an event; perf enables
+# them all right after.
+sleep 1
 steal=/sys/bus/event_source/devices/dtl/steal_source
 src0=$(grep "^cpu$cpu: " $steal)
 flips=0 src_off=
@@ -70,6 +79,15 @@ for i in 1 2 3 4 5; do
 		flips=$((flips + 1))
 done
 src1=$(grep "^cpu$cpu: " $steal)
+# Back online, while the sessions on cpu0 still trace (the CPU got its
+# log as it came up): a workload pinned to it is counted and traced there.
+ten_sleeps='for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.01; done'
+perf stat -x, -C "$cpu" -e '{dtl/dispatches/,context-switches}' -o "$tmp/stat2" -- \
+	taskset -c "$cpu" sh -c "$ten_sleeps"
+if [ -n "$tracer" ]; then
+	$tracer record -q -o "$tmp/after" -e dtl/all/ -C "$cpu" -- \
+		taskset -c "$cpu" sh -c "$ten_sleeps" 2>"$tmp/after.err"
+fi
 touch "$tmp/stop"
 if [ $flips = 5 ]; then
 	ktap_test_pass "cpu$cpu went offline and online 5 times while dtl counted and traced"
@@ -83,27 +101,47 @@ else
 	ktap_test_fail "steal source of cpu$cpu: '$src0' before, '$src_off' offline, '$src1' after"
 fi
 
-wait $p0
-d0=$(awk -F, '$3 == "dtl/dispatches/" { print $1 }' "$tmp/stat0")
-case "$d0" in
-''|*[!0-9]*) ktap_test_fail "cpu0 counting across the hotplug gave '$d0'" ;;
-*) if [ "$d0" -gt 0 ]; then
-	ktap_test_pass "cpu0 kept counting: $d0 dispatches"
-   else
-	ktap_test_fail "cpu0 counted no dispatch"
-   fi ;;
-esac
+# count FILE EVENT: the count perf stat -x, wrote for EVENT, if a number.
+count() {
+	awk -F, -v ev="$2" '$3 == ev && $1 ~ /^[0-9]+$/ { print $1 }' "$1"
+}
 
-if wait $p1; then
-	n=$(awk -F, '$3 == "dtl/dispatches/" { print $1 }' "$tmp/stat1")
-	ktap_test_pass "perf stat on the hotplugged cpu$cpu ended normally ($n dispatches)"
+wait $p0
+d0=$(count "$tmp/stat0" dtl/dispatches/)
+c0=$(count "$tmp/stat0" context-switches)
+if [ -n "$d0" ] && [ "$d0" -gt 0 ] && [ "$d0" = "$c0" ]; then
+	ktap_test_pass "cpu0 kept counting: $d0 dispatches, $c0 context-switches"
 else
-	ktap_test_fail "perf stat on the hotplugged cpu$cpu failed"
+	cat "$tmp/stat0"
+	ktap_test_fail "cpu0 across the hotplug: '$d0' dispatches, '$c0' context-switches"
+fi
+
+wait $p1
+r1=$?
+d1=$(count "$tmp/stat1" dtl/dispatches/)
+c1=$(count "$tmp/stat1" context-switches)
+if [ $r1 = 0 ] && [ -n "$d1" ] && [ "$d1" -gt 0 ] && [ "$d1" = "$c1" ]; then
+	ktap_test_pass "cpu$cpu up to its first offline: $d1 dispatches, $c1 context-switches"
+else
+	cat "$tmp/stat1"
+	got="'$d1' dispatches, '$c1' context-switches"
+	ktap_test_fail "cpu$cpu up to its first offline (perf exit $r1): $got"
+fi
+
+# Ten sleeps pinned to the CPU: each dispatched at least twice there.
+d2=$(count "$tmp/stat2" dtl/dispatches/)
+c2=$(count "$tmp/stat2" context-switches)
+if [ -n "$d2" ] && [ "$d2" -ge 20 ] && [ "$d2" = "$c2" ]; then
+	ktap_test_pass "cpu$cpu back online: $d2 dispatches, $c2 context-switches"
+else
+	cat "$tmp/stat2"
+	ktap_test_fail "cpu$cpu back online: '$d2' dispatches, '$c2' context-switches"
 fi
 
 if [ -z "$tracer" ]; then
 	ktap_test_skip "no perf-dtl: the trace across the hotplug is not checked"
 	ktap_test_skip "no perf-dtl: the trace across the hotplug is not checked"
+	ktap_test_skip "no perf-dtl: the trace after the hotplug is not checked"
 else
 	wait $p2
 	$tracer script -i "$tmp/trace" -F cpu,event,synth 2>"$tmp/script.err" >"$tmp/script"
@@ -121,6 +159,17 @@ else
 		ktap_test_pass "cpu0 trace has no gap"
 	else
 		ktap_test_fail "cpu0 trace has a gap"
+	fi
+	# The records of the CPU back online: the sleeps' switches there.
+	$tracer script -i "$tmp/after" -F cpu,event,synth 2>>"$tmp/after.err" >"$tmp/after.script"
+	c=$(printf '%03d' "$cpu")
+	n=$(grep -c "^\[$c\] *dtl: " "$tmp/after.script")
+	ns=$(grep "^\[$c\] *dtl: " "$tmp/after.script" | grep -c ' => sleep:')
+	if [ "$n" -ge 20 ] && [ "$ns" -ge 10 ]; then
+		ktap_test_pass "cpu$cpu trace back online: $n records, $ns dispatches of sleep"
+	else
+		cat "$tmp/after.err"
+		ktap_test_fail "cpu$cpu trace back online: $n records, $ns dispatches of sleep"
 	fi
 fi
 ktap_finished

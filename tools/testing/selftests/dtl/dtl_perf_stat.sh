@@ -64,13 +64,17 @@ for e in $events; do
 	fi
 done
 
-perf stat -x, -C 0 -e dtl/dispatches/,context-switches sleep 0.2 2>"$tmp/out"
+# Every switch on the CPU is one dispatch: as many as perf's own
+# context-switches.  In one group the two are enabled and disabled in the
+# same cross-call on the CPU, so they see the same switches, exactly.
+perf stat -x, -C 0 -e '{dtl/dispatches/,context-switches}' sleep 0.2 2>"$tmp/out"
 d=$(value_of "$tmp/out" dtl/dispatches/)
-if is_number "$d" && [ "$d" -gt 0 ]; then
-	ktap_test_pass "perf stat -C 0 dtl/dispatches/ = $d"
+c=$(value_of "$tmp/out" context-switches)
+if is_number "$d" && [ "$d" -gt 0 ] && [ "$d" = "$c" ]; then
+	ktap_test_pass "perf stat -C 0 dtl/dispatches/ = $d, context-switches = $c"
 else
 	cat "$tmp/out"
-	ktap_test_fail "perf stat -C 0 dtl/dispatches/ gave '$d'"
+	ktap_test_fail "perf stat -C 0 dtl/dispatches/ gave '$d', context-switches '$c'"
 fi
 
 # Per task, with inheritance: a shell forking ten sleeps.  Each sleep runs

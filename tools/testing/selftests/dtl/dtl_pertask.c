@@ -143,17 +143,40 @@ TEST(self_read_matches_read)
  * children of one process, all in equivalent perf contexts, so perf swaps
  * the contexts between them instead of switching the events, and dtl
  * counts a swap as a fast switch.  The totals still agree with the
- * scheduler's: exactly with context-switches (minus each task's last run,
+ * scheduler's: once every task has played and blocks before it exits,
+ * exactly with the family's own switch-outs (nvcsw + nivcsw of each task);
+ * at the end exactly with context-switches (minus each task's last run,
  * see dtl_count's inherit_fork), and within the same bounds as there with
  * schedstat.
  */
 #define FAMILY_THREADS	2
 #define FAMILY_CHILDREN	2
 #define FAMILY_ROUNDS	300
+/* The root, its children and grandchildren, and the root's threads. */
+#define FAMILY_TASKS	(1 + 2 * FAMILY_CHILDREN + FAMILY_THREADS)
 
 struct pp {
 	int in, out;
 };
+
+/* The family's ends of two pipes: tasks say who they are, then wait. */
+static int family_held_fd, family_go_on_fd;
+
+/*
+ * Tell the test this task's ids and block until it lets the family go on:
+ * while all of them wait here, none runs, so dtl's count and the
+ * scheduler's cover the same runs.
+ */
+static int family_hold(void)
+{
+	pid_t id[2] = { getpid(), gettid() };
+	char c;
+
+	if (write(family_held_fd, id, sizeof(id)) != sizeof(id) ||
+	    read(family_go_on_fd, &c, 1) != 1)
+		return -1;
+	return 0;
+}
 
 static void *pp_thread(void *arg)
 {
@@ -164,6 +187,7 @@ static void *pp_thread(void *arg)
 	for (i = 0; i < FAMILY_ROUNDS; i++)
 		if (read(p->in, &c, 1) != 1 || write(p->out, &c, 1) != 1)
 			break;
+	family_hold();
 	return NULL;
 }
 
@@ -202,6 +226,8 @@ static void family_root(int go_fd, int result_fd)
 						break;
 				}
 			}
+			if (family_hold())
+				_exit(1);
 			if (g) {
 				struct dtl_sched gs;
 				siginfo_t si;
@@ -233,8 +259,11 @@ static void family_root(int go_fd, int result_fd)
 		for (r = 0; r < FAMILY_ROUNDS; r++)
 			if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
 				_exit(1);
-		pthread_join(th[i], NULL);
 	}
+	if (family_hold())
+		_exit(1);
+	for (i = 0; i < FAMILY_THREADS; i++)
+		pthread_join(th[i], NULL);
 	for (i = 0; i < FAMILY_CHILDREN; i++) {
 		siginfo_t si;
 
@@ -248,6 +277,25 @@ static void family_root(int go_fd, int result_fd)
 	_exit(0);
 }
 
+/*
+ * The switch-outs so far of the tasks in @ids (pid and tid), each once it
+ * waits off the CPU; -1 if one cannot be read.
+ */
+static long long family_switches(pid_t ids[][2], int n)
+{
+	struct dtl_sched s;
+	long long sum = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (dtl_wait_sleeping(ids[i][0], ids[i][1]) ||
+		    dtl_sched_read(ids[i][0], ids[i][1], &s))
+			return -1;
+		sum += dtl_sched_switches(&s);
+	}
+	return sum;
+}
+
 static void run_family(struct __test_metadata *_metadata, int inherit_stat)
 {
 	static const char * const names[] = {
@@ -255,21 +303,27 @@ static void run_family(struct __test_metadata *_metadata, int inherit_stat)
 	};
 	unsigned long long fast0, full0, fast1, full1;
 	struct dtl_sched root0, root1, s, total;
-	int go[2], res[2], fd[3], cs_fd, j, n = 0;
+	int go[2], res[2], held[2], go_on[2], fd[3], cs_fd, j, n = 0;
 	int ntasks = 1 + 2 * FAMILY_CHILDREN;
-	long long v[3], cs;
+	pid_t root, ids[FAMILY_TASKS][2];
+	long long v[3], cs, sw, sw_again, mid;
 	siginfo_t si;
-	pid_t root;
 
 	if (ctx_switches(&fast0, &full0))
 		SKIP(return, "no debugfs " SWITCHES);
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(res));
+	ASSERT_EQ(0, pipe(held));
+	ASSERT_EQ(0, pipe(go_on));
+	family_held_fd = held[1];
+	family_go_on_fd = go_on[0];
 	root = fork();
 	ASSERT_GE(root, 0);
 	if (!root)
 		family_root(go[0], res[1]);
 	close(res[1]);
+	close(held[1]);
+	close(go_on[0]);
 
 	ASSERT_EQ(0, dtl_wait_sleeping(root, root));
 	for (j = 0; j < 3; j++) {
@@ -298,6 +352,30 @@ static void run_family(struct __test_metadata *_metadata, int inherit_stat)
 	ASSERT_EQ(0, ctx_switches(&fast0, &full0));
 
 	ASSERT_EQ(1, write(go[1], "g", 1));
+	/*
+	 * Every task has played and waits in family_hold(): no run is in
+	 * progress, and each run that ended since the events were attached
+	 * (the root's since root0, the others' since they were created) is
+	 * a switch-out the scheduler counted.  Read again after dtl: a task
+	 * still on its way into the wait has switched in between.
+	 */
+	for (j = 0; j < FAMILY_TASKS; j++)
+		ASSERT_EQ(sizeof(ids[j]), read(held[0], ids[j], sizeof(ids[j])));
+	for (j = 0; j < 100; j++) {
+		sw = family_switches(ids, FAMILY_TASKS);
+		mid = dtl_count(fd[0]);
+		sw_again = family_switches(ids, FAMILY_TASKS);
+		if (sw == sw_again)
+			break;
+	}
+	ASSERT_GE(sw, 0);
+	sw -= dtl_sched_switches(&root0);
+	TH_LOG("%d tasks waiting to exit: dispatches %lld, switch-outs %lld",
+	       FAMILY_TASKS, mid, sw);
+	EXPECT_EQ(sw, mid);
+	for (j = 0; j < FAMILY_TASKS; j++)
+		ASSERT_EQ(1, write(go_on[1], "g", 1));
+
 	memset(&total, 0, sizeof(total));
 	while (read(res[0], &s, sizeof(s)) == sizeof(s)) {
 		dtl_sched_add(&total, &s);
@@ -310,7 +388,7 @@ static void run_family(struct __test_metadata *_metadata, int inherit_stat)
 	ASSERT_EQ(0, ctx_switches(&fast1, &full1));
 	for (j = 0; j < 3; j++)
 		v[j] = dtl_count(fd[j]);
-	cs = cs_fd >= 0 ? dtl_count(cs_fd) : v[0] - ntasks - FAMILY_THREADS;
+	cs = cs_fd >= 0 ? dtl_count(cs_fd) : -1;
 	waitpid(root, NULL, 0);
 
 	TH_LOG("%d processes + %d threads: dispatches %lld cs %lld; fast switches %llu, full %llu",
@@ -318,7 +396,10 @@ static void run_family(struct __test_metadata *_metadata, int inherit_stat)
 	/* The optimisation is not dead code. */
 	EXPECT_GT(fast1 - fast0, 0);
 	/* Each task's last run is charged at its exit; threads included. */
-	EXPECT_EQ(cs, v[0] - ntasks - FAMILY_THREADS);
+	if (cs_fd >= 0)
+		EXPECT_EQ(cs, v[0] - ntasks - FAMILY_THREADS);
+	/* Every task ran again after the wait: at least its last run. */
+	EXPECT_GE(v[0], mid + FAMILY_TASKS);
 	/* Every round trip dispatches both sides. */
 	EXPECT_GE(v[0], 2 * FAMILY_ROUNDS * (FAMILY_CHILDREN + FAMILY_THREADS));
 	/* Children alone (the root's threads are not in its own schedstat). */
@@ -327,6 +408,8 @@ static void run_family(struct __test_metadata *_metadata, int inherit_stat)
 		close(fd[j]);
 	if (cs_fd >= 0)
 		close(cs_fd);
+	close(held[0]);
+	close(go_on[1]);
 }
 
 /* Stop a child and wait until it is stopped: its runs are over. */

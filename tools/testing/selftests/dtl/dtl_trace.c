@@ -120,29 +120,39 @@ static struct perf_dtl_entry recs[MAX_RECORDS], recs2[MAX_RECORDS];
  * once per round, when the other blocks or is preempted by the wakeup,
  * and as often as the kernel counts its context switches (on PREEMPT_RT
  * a woken thread can block on the lock its waker still holds: two a
- * round); sequence numbers are contiguous, time only moves forward, the
- * threads never wait a second, and no task waits longer than the machine
- * has been up.  (Other tasks can wait long behind the ping-pong: one did
- * for 1.3 s on the debug kernel in a CI run.)
+ * round); sequence numbers are contiguous and time only moves forward.
+ *
+ * The waits: a thread waits once at a time, so the waits of its
+ * dispatches are apart, all within the traced window: their sum is at
+ * most the window, as the test measures it.  The idle task never waits.
+ * Another task may have waited since before the window (one did for
+ * 1.3 s behind the ping-pong on the debug kernel in a CI run), but the
+ * scheduler adds that wait to its run_delay at the dispatch: a wait is
+ * at most the task's run_delay afterwards, plus the stretch from the
+ * scheduler's clock update to the tracepoint where dtl stamps it, which
+ * lies within the window.
  */
 TEST(pingpong_records)
 {
 	struct pingpong pp = { .cpu = dtl_last_cpu(), .rounds = 500 };
 	unsigned int ping = 0, pong = 0, blocks = 0, preempts = 0, i;
+	unsigned long long ping_wait = 0, pong_wait = 0, t0, window;
 	pid_t me = gettid();
 	struct dtl_trace_buf t;
-	bool ours;
+	struct dtl_sched s;
 	size_t n;
 
 	ASSERT_EQ(0, dtl_trace_open(&t, -1, pp.cpu, PERF_DTL_EVENT_TRACE, 0, 1000000, 0, 64))
 		TH_LOG("open: %s", strerror(errno));
+	t0 = dtl_now_ns();
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_ENABLE, 0));
 	pp.main_cs = thread_switches();
 	ASSERT_EQ(0, pingpong_run(&pp));
 	pp.main_cs = thread_switches() - pp.main_cs;
 	ASSERT_EQ(0, ioctl(t.fd, PERF_EVENT_IOC_DISABLE, 0));
+	window = dtl_now_ns() - t0;
 	n = dtl_trace_take(&t, recs, MAX_RECORDS);
-	TH_LOG("%zu records on cpu %d", n, pp.cpu);
+	TH_LOG("%zu records on cpu %d in %llu us", n, pp.cpu, window / 1000);
 	/* Two switches a round at least, and maybe nothing else. */
 	ASSERT_GE(n, 2 * pp.rounds);
 
@@ -158,16 +168,24 @@ TEST(pingpong_records)
 		}
 		if (e->kind == PERF_DTL_KIND_MIGRATE)
 			continue;
-		ours = e->next_tid == (uint32_t)me ||
-		       e->next_tid == (uint32_t)pp.tid;
-		EXPECT_LT(e->wait_ns, ours ? 1000000000ULL : e->time + 1)
-			TH_LOG("record %u: pid %u tid %u waited %llu ns", i,
-			       e->next_pid, e->next_tid,
-			       (unsigned long long)e->wait_ns);
-		if (e->next_tid == (uint32_t)me)
+		if (e->next_tid == (uint32_t)me) {
 			ping++;
-		if (e->next_tid == (uint32_t)pp.tid)
+			ping_wait += e->wait_ns;
+		} else if (e->next_tid == (uint32_t)pp.tid) {
 			pong++;
+			pong_wait += e->wait_ns;
+		} else if (!e->next_tid && (e->flags & PERF_DTL_F_NEXT_KTHREAD)) {
+			EXPECT_EQ(0, e->wait_ns)
+				TH_LOG("record %u: the idle task waited %llu ns",
+				       i, (unsigned long long)e->wait_ns);
+		} else if (e->wait_ns > window &&
+			   !dtl_sched_read(e->next_pid, e->next_tid, &s)) {
+			/* A task that exited since is not checked. */
+			EXPECT_LE(e->wait_ns, s.delay_ns + window)
+				TH_LOG("record %u: tid %u waited %llu ns, run_delay %llu ns",
+				       i, e->next_tid,
+				       (unsigned long long)e->wait_ns, s.delay_ns);
+		}
 		if (e->prev_tid != (uint32_t)me && e->prev_tid != (uint32_t)pp.tid)
 			continue;
 		EXPECT_EQ(getpid(), (pid_t)e->prev_pid);
@@ -179,6 +197,10 @@ TEST(pingpong_records)
 	TH_LOG("dispatches: main %u, pong %u; blocks %u, preemptions %u",
 	       ping, pong, blocks, preempts);
 	TH_LOG("switches: main %ld, pong %ld", pp.main_cs, pp.pong_cs);
+	TH_LOG("waits: main %llu us, pong %llu us", ping_wait / 1000,
+	       pong_wait / 1000);
+	EXPECT_LE(ping_wait, window);
+	EXPECT_LE(pong_wait, window);
 	EXPECT_GE(ping, pp.rounds);
 	EXPECT_LE(ping, pp.main_cs + 20);
 	EXPECT_GE(pong, pp.rounds);
@@ -1046,11 +1068,17 @@ TEST(per_task_stop_bounded)
 		EXPECT_LE(st.stop_max_records, st.limit);
 		EXPECT_EQ(0, lost);
 		EXPECT_GE(mine, 2 * LONG_WINDOW_ROUNDS);
-	} else if (st.stop_max_records > st.limit || lost) {
-		TH_LOG("a late timer (no -icount): the icount stage checks the bound and the loss");
 	}
 	dtl_trace_close(&t);
 	close(go[1]);
+	/*
+	 * After every assertion, and only if none failed: SKIP() would turn
+	 * a failure into a skip.
+	 */
+	if (!getenv("DTL_GUEST_ICOUNT") && (st.stop_max_records > st.limit || lost) &&
+	    _metadata->exit_code != KSFT_FAIL)
+		SKIP(return, "late timer (no -icount): a stop read %lu (limit %u), %d LOST",
+		     st.stop_max_records, st.limit, lost);
 }
 
 /*
@@ -1499,9 +1527,21 @@ static void *last_close_ping(void *arg)
 	return NULL;
 }
 
+/*
+ * Up to 150 open/close pairs, for at most 10 s: each pair takes a few
+ * hundred ms on the KASAN debug kernel under TCG with other guests
+ * beside it, where 150 pairs ran past the harness's 30 s limit.  The
+ * claim holds for however many pairs ran, as long as most of them ran
+ * beside switches; too few in 10 s is a skip that says how many.
+ */
+#define LAST_CLOSE_PAIRS	150
+#define LAST_CLOSE_NS		10000000000ULL
+#define LAST_CLOSE_MIN		20
+
 TEST(last_close_vs_probe)
 {
-	int cpu = dtl_last_cpu(), i, n = 150;
+	int cpu = dtl_last_cpu(), i, n;
+	unsigned long long end = dtl_now_ns() + LAST_CLOSE_NS;
 	unsigned long rounds = 0;
 	struct last_close lc = { 0 };
 	struct dtl_trace_buf t;
@@ -1514,7 +1554,7 @@ TEST(last_close_vs_probe)
 	ASSERT_EQ(0, dtl_pin_to(cpu));
 	ASSERT_EQ(0, pthread_create(&pong, NULL, last_close_pong, &lc));
 	ASSERT_EQ(0, pthread_create(&ping, NULL, last_close_ping, &lc));
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < LAST_CLOSE_PAIRS && dtl_now_ns() < end; i++) {
 		unsigned long r = __atomic_load_n(&lc.rounds, __ATOMIC_RELAXED);
 
 		ASSERT_EQ(0, dtl_trace_open(&t, -1, cpu, PERF_DTL_EVENT_TRACE,
@@ -1530,8 +1570,12 @@ TEST(last_close_vs_probe)
 	close(lc.to[0]);
 	close(lc.from[0]);
 	close(lc.from[1]);
+	n = i;
 	TH_LOG("%d closes, %lu of them beside switches on CPU 0 (%lu round trips)",
 	       n, rounds, lc.rounds);
+	if (n < LAST_CLOSE_MIN)
+		SKIP(return, "only %d open/close pairs in %llu s: this guest is too slow",
+		     n, LAST_CLOSE_NS / 1000000000ULL);
 	EXPECT_GE(rounds, n / 2);
 }
 
