@@ -22,6 +22,11 @@ else
 fi
 
 # 2. The perfevent PMDA with dtl's events (the fragment in tools/dtl/pcp).
+# pmcd gives a starting PMDA 3 s (-q) to answer; perfevent opens every
+# event on every CPU first, which took longer under TCG on a loaded host
+# ("send creds: Broken pipe"): 60 s, so that the result does not depend
+# on the host's load.
+echo "-q 60" >>/etc/pcp/pmcd/pmcd.options
 systemctl start pmcd
 cat /dtl/src/tools/dtl/pcp/perfevent-dtl.conf >>/etc/pcp/perfevent/perfevent.conf
 (cd /var/lib/pcp/pmdas/perfevent && ./Install </dev/null >/tmp/pmda.log 2>&1)
