@@ -25,7 +25,7 @@ if [ ! -d /sys/bus/event_source/devices/dtl ]; then
 	exit "$KSFT_SKIP"
 fi
 tracer=$(command -v perf-dtl)
-ktap_set_plan 8
+ktap_set_plan 7
 tmp=$(mktemp -d)
 trap 'echo 1 >"$online" 2>/dev/null; rm -rf "$tmp"' EXIT
 
@@ -116,17 +116,12 @@ else
 	ktap_test_fail "cpu0 across the hotplug: '$d0' dispatches, '$c0' context-switches"
 fi
 
+# The session on the hotplugged CPU is there for the flips only: perf
+# removes its events at the first offline, and in the guests its group
+# had often not been scheduled in before that (enabled time 0), so its
+# counts say nothing; what the CPU counts after it is back is checked
+# below.
 wait $p1
-r1=$?
-d1=$(count "$tmp/stat1" dtl/dispatches/)
-c1=$(count "$tmp/stat1" context-switches)
-if [ $r1 = 0 ] && [ -n "$d1" ] && [ "$d1" -gt 0 ] && [ "$d1" = "$c1" ]; then
-	ktap_test_pass "cpu$cpu up to its first offline: $d1 dispatches, $c1 context-switches"
-else
-	cat "$tmp/stat1"
-	got="'$d1' dispatches, '$c1' context-switches"
-	ktap_test_fail "cpu$cpu up to its first offline (perf exit $r1): $got"
-fi
 
 # Ten sleeps pinned to the CPU: each dispatched at least twice there.
 d2=$(count "$tmp/stat2" dtl/dispatches/)
