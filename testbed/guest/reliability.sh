@@ -90,6 +90,10 @@ kunit dtl_compat_kunit dtl_compat
 run dtl_paranoid 120 dtl/dtl_paranoid
 run dtl_hotplug 600 dtl/dtl_hotplug.sh
 run dtl_timerlat 300 dtl/dtl_timerlat
+# The test bed's steal clock (testbed/kernel/, the debug kernel only):
+# dtl's steal per CPU, per task and in the records against what it
+# injected and /proc/stat; a skip that says why elsewhere.
+run dtl_steal 120 dtl/dtl_steal
 fuzz
 run dtl_faults 600 dtl/dtl_faults
 run dtl_cycle 900 dtl/dtl_cycle
